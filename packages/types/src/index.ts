@@ -1,0 +1,3 @@
+export * from './element.js';
+export * from './errors.js';
+export * from './tensor.js';
