@@ -1,3 +1,987 @@
+// @baracuda/driver native addon: a thin, defensive layer over the CUDA driver
+// API. The TypeScript layer (src/) validates arguments and turns the errors
+// thrown here into the typed errors of @baracuda/types; this file still checks
+// everything it is given, so a wrong call from JS is a TypeError/RangeError,
+// never a crash.
+//
+// Errors from CUDA calls are thrown as JS Errors carrying `cudaCall`,
+// `cudaResult`, `cudaResultName` and `cudaResultString`; when the driver is not
+// loaded, an Error with `driverNotLoaded: true` (src/errors.ts maps both).
+//
+// Handles are JS externals, type-tagged per kind, each owning a Box that holds
+// a shared_ptr to the native state. Destroying from JS resets the Box; the
+// state itself (and the CUDA object) goes away when the last owner lets go:
+// a stream outlives the buffers allocated on it, a buffer outlives the async
+// copies that use it. State destructors run on the main thread, never touch JS
+// and never throw.
 #include <napi.h>
-Napi::Object Init(Napi::Env env, Napi::Object exports) { exports.Set("hello", Napi::String::New(env, "hi")); return exports; }
-NODE_API_MODULE(baracuda_driver, Init)
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cuda_decls.h"
+#include "loader.h"
+
+namespace baracuda {
+namespace {
+
+using namespace cu;
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+[[noreturn]] void ThrowCuda(Napi::Env env, const char* call, int result) {
+  std::string name = ResultName(result);
+  std::string text = ResultString(result);
+  Napi::Error error = Napi::Error::New(env, std::string("`") + call + "` failed: " + name);
+  error.Set("cudaCall", Napi::String::New(env, call));
+  error.Set("cudaResult", Napi::Number::New(env, result));
+  error.Set("cudaResultName", Napi::String::New(env, name));
+  error.Set("cudaResultString", Napi::String::New(env, text));
+  throw error;
+}
+
+Napi::Error MakeCudaError(Napi::Env env, const char* call, int result) {
+  std::string name = ResultName(result);
+  Napi::Error error = Napi::Error::New(env, std::string("`") + call + "` failed: " + name);
+  error.Set("cudaCall", Napi::String::New(env, call));
+  error.Set("cudaResult", Napi::Number::New(env, result));
+  error.Set("cudaResultName", Napi::String::New(env, name));
+  error.Set("cudaResultString", Napi::String::New(env, ResultString(result)));
+  return error;
+}
+
+[[noreturn]] void ThrowType(Napi::Env env, const std::string& message) {
+  throw Napi::TypeError::New(env, message);
+}
+
+[[noreturn]] void ThrowRange(Napi::Env env, const std::string& message) {
+  throw Napi::RangeError::New(env, message);
+}
+
+/** The loaded driver, or a thrown error saying why there is none. */
+const DriverState& RequireDriver(Napi::Env env) {
+  const DriverState& driver = Driver();
+  if (!driver.loaded) {
+    Napi::Error error = Napi::Error::New(env, "The CUDA driver library (libcuda.so.1) is not loaded");
+    error.Set("driverNotLoaded", Napi::Boolean::New(env, true));
+    throw error;
+  }
+  if (!driver.initialized) ThrowCuda(env, "cuInit", driver.initResult);
+  return driver;
+}
+
+/** The resolved entry point, or a thrown CUDA_ERROR_NOT_FOUND naming the missing symbol. */
+template <typename Fn>
+Fn Entry(Napi::Env env, Fn DriverApi::*member, const char* symbol) {
+  Fn fn = Driver().api.*member;
+  if (fn == nullptr) {
+    Napi::Error error = Napi::Error::New(
+        env, std::string("The CUDA driver at ") + Driver().libraryPath + " does not export " +
+                 symbol + "; update the NVIDIA driver");
+    error.Set("cudaCall", Napi::String::New(env, symbol));
+    error.Set("cudaResult", Napi::Number::New(env, CUDA_ERROR_NOT_FOUND));
+    error.Set("cudaResultName", Napi::String::New(env, "CUDA_ERROR_NOT_FOUND"));
+    error.Set("cudaResultString",
+              Napi::String::New(env, std::string("symbol ") + symbol + " not found in libcuda"));
+    throw error;
+  }
+  return fn;
+}
+
+// Calls a driver function and throws a CUDA error unless it returns CUDA_SUCCESS.
+#define CU_CHECK(env, fn, ...)                                            \
+  do {                                                                    \
+    CUresult cu_check_result_ = Entry(env, &DriverApi::fn, #fn)(__VA_ARGS__); \
+    if (cu_check_result_ != CUDA_SUCCESS) ThrowCuda(env, #fn, cu_check_result_); \
+  } while (0)
+
+// ---------------------------------------------------------------------------
+// Argument parsing: no coercion, ever.
+// ---------------------------------------------------------------------------
+
+double ArgNumber(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  Napi::Value value = info[index];
+  if (!value.IsNumber()) ThrowType(info.Env(), std::string("Expected a number for ") + name);
+  double number = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(number) || std::trunc(number) != number) {
+    ThrowType(info.Env(), std::string("Expected an integer for ") + name);
+  }
+  return number;
+}
+
+int ArgInt(const Napi::CallbackInfo& info, size_t index, const char* name, int min, int max) {
+  double number = ArgNumber(info, index, name);
+  if (number < min || number > max) {
+    ThrowRange(info.Env(), std::string(name) + " is out of range [" + std::to_string(min) + ", " +
+                               std::to_string(max) + "]");
+  }
+  return static_cast<int>(number);
+}
+
+constexpr double kMaxSafeInteger = 9007199254740991.0;
+
+size_t ArgSize(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  double number = ArgNumber(info, index, name);
+  if (number < 0 || number > kMaxSafeInteger) {
+    ThrowRange(info.Env(), std::string(name) + " must be a non-negative safe integer");
+  }
+  return static_cast<size_t>(number);
+}
+
+uint64_t ArgUint32(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  double number = ArgNumber(info, index, name);
+  if (number < 0 || number > 4294967295.0) {
+    ThrowRange(info.Env(), std::string(name) + " is out of range [0, 4294967295]");
+  }
+  return static_cast<uint64_t>(number);
+}
+
+uint64_t ArgBigUint64(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  Napi::Value value = info[index];
+  if (!value.IsBigInt()) ThrowType(info.Env(), std::string("Expected a bigint for ") + name);
+  bool lossless = false;
+  uint64_t result = value.As<Napi::BigInt>().Uint64Value(&lossless);
+  if (!lossless) ThrowRange(info.Env(), std::string(name) + " does not fit in 64 bits");
+  return result;
+}
+
+bool ArgBool(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  Napi::Value value = info[index];
+  if (!value.IsBoolean()) ThrowType(info.Env(), std::string("Expected a boolean for ") + name);
+  return value.As<Napi::Boolean>().Value();
+}
+
+/** Host bytes of a TypedArray or DataView. */
+struct HostView {
+  uint8_t* data;
+  size_t length;
+};
+
+HostView ArgHostView(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  Napi::Value value = info[index];
+  napi_env env = info.Env();
+  void* data = nullptr;
+  size_t length = 0;
+  if (value.IsTypedArray()) {
+    napi_typedarray_type type;
+    size_t elements = 0;
+    napi_value arrayBuffer;
+    size_t offset = 0;
+    NAPI_THROW_IF_FAILED(env,
+                         napi_get_typedarray_info(env, value, &type, &elements, &data,
+                                                  &arrayBuffer, &offset),
+                         HostView{});
+    Napi::TypedArray typed = value.As<Napi::TypedArray>();
+    length = typed.ByteLength();
+  } else if (value.IsDataView()) {
+    Napi::DataView view = value.As<Napi::DataView>();
+    length = view.ByteLength();
+    data = static_cast<uint8_t*>(view.ArrayBuffer().Data()) + view.ByteOffset();
+  } else {
+    ThrowType(info.Env(), std::string("Expected a TypedArray or DataView for ") + name);
+  }
+  if (data == nullptr && length > 0) {
+    ThrowType(info.Env(), std::string(name) + " is backed by a detached ArrayBuffer");
+  }
+  return HostView{static_cast<uint8_t*>(data), length};
+}
+
+// ---------------------------------------------------------------------------
+// Contexts
+// ---------------------------------------------------------------------------
+
+struct DeviceContext {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  bool memoryPools = false;
+};
+
+std::mutex contextsMutex;
+std::map<int, DeviceContext> contexts;  // primary contexts, retained for the process lifetime
+
+/**
+ * Retains the device's primary context on first use and makes it current on
+ * the calling thread, so cuDNN (runtime API) and our allocations share it.
+ */
+const DeviceContext& EnterDevice(Napi::Env env, int ordinal) {
+  const DriverState& driver = RequireDriver(env);
+  if (ordinal < 0 || ordinal >= driver.deviceCount) {
+    ThrowRange(env, "Device ordinal " + std::to_string(ordinal) + " is out of range: " +
+                        std::to_string(driver.deviceCount) + " CUDA device(s) present");
+  }
+  std::lock_guard<std::mutex> lock(contextsMutex);
+  auto found = contexts.find(ordinal);
+  if (found == contexts.end()) {
+    DeviceContext entry;
+    CU_CHECK(env, cuDeviceGet, &entry.device, ordinal);
+    CU_CHECK(env, cuDevicePrimaryCtxRetain, &entry.context, entry.device);
+    int pools = 0;
+    if (driver.api.cuDeviceGetAttribute != nullptr &&
+        driver.api.cuMemAllocAsync != nullptr && driver.api.cuMemFreeAsync != nullptr &&
+        driver.api.cuDeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                                        entry.device) == CUDA_SUCCESS) {
+      entry.memoryPools = pools != 0;
+    }
+    found = contexts.emplace(ordinal, entry).first;
+  }
+  CU_CHECK(env, cuCtxSetCurrent, found->second.context);
+  return found->second;
+}
+
+/**
+ * Makes `context` current for a destructor's cleanup call and restores the
+ * previous one afterwards, so a finalizer never changes what JS code (or cuDNN)
+ * sees as current. Ignores every error: this is a safety net.
+ */
+class ScopedContext {
+ public:
+  explicit ScopedContext(CUcontext context) {
+    const DriverApi& api = Driver().api;
+    if (api.cuCtxGetCurrent != nullptr) api.cuCtxGetCurrent(&previous_);
+    if (api.cuCtxSetCurrent != nullptr && previous_ != context) {
+      api.cuCtxSetCurrent(context);
+      restore_ = true;
+    }
+  }
+  ~ScopedContext() {
+    if (restore_) Driver().api.cuCtxSetCurrent(previous_);
+  }
+  ScopedContext(const ScopedContext&) = delete;
+  ScopedContext& operator=(const ScopedContext&) = delete;
+
+ private:
+  CUcontext previous_ = nullptr;
+  bool restore_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Native states
+// ---------------------------------------------------------------------------
+
+// The states own CUDA objects: never copied, built in place by make_shared,
+// destroyed exactly once.
+struct StreamState {
+  int ordinal;
+  CUcontext context;
+  CUstream stream;
+  StreamState(int ordinal_, CUcontext context_, CUstream stream_)
+      : ordinal(ordinal_), context(context_), stream(stream_) {}
+  StreamState(const StreamState&) = delete;
+  StreamState& operator=(const StreamState&) = delete;
+  ~StreamState() {
+    // cuStreamDestroy returns at once; the driver releases the stream after
+    // the work already queued on it completes.
+    ScopedContext scope(context);
+    if (Driver().api.cuStreamDestroy_v2 != nullptr) Driver().api.cuStreamDestroy_v2(stream);
+  }
+};
+
+struct EventState {
+  int ordinal;
+  CUcontext context;
+  CUevent event;
+  bool timing;
+  EventState(int ordinal_, CUcontext context_, CUevent event_, bool timing_)
+      : ordinal(ordinal_), context(context_), event(event_), timing(timing_) {}
+  EventState(const EventState&) = delete;
+  EventState& operator=(const EventState&) = delete;
+  ~EventState() {
+    ScopedContext scope(context);
+    if (Driver().api.cuEventDestroy_v2 != nullptr) Driver().api.cuEventDestroy_v2(event);
+  }
+};
+
+struct Allocation {
+  int ordinal;
+  CUcontext context;
+  CUdeviceptr pointer;
+  size_t byteLength;
+  /** Set for stream-ordered allocations: freed with cuMemFreeAsync on this stream. */
+  std::shared_ptr<StreamState> stream;
+  Allocation(int ordinal_, CUcontext context_, CUdeviceptr pointer_, size_t byteLength_,
+             std::shared_ptr<StreamState> stream_)
+      : ordinal(ordinal_),
+        context(context_),
+        pointer(pointer_),
+        byteLength(byteLength_),
+        stream(std::move(stream_)) {}
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+  ~Allocation() {
+    ScopedContext scope(context);
+    const DriverApi& api = Driver().api;
+    if (stream) {
+      // Stream order: the free runs after everything already queued on the
+      // allocation's stream.
+      if (api.cuMemFreeAsync != nullptr) api.cuMemFreeAsync(pointer, stream->stream);
+    } else if (api.cuMemFree_v2 != nullptr) {
+      // cuMemFree does not return the memory while the device may still use it:
+      // it synchronizes with the device first.
+      api.cuMemFree_v2(pointer);
+    }
+  }
+};
+
+struct PinnedState {
+  CUcontext context;
+  void* pointer;
+  size_t byteLength;
+  PinnedState(CUcontext context_, void* pointer_, size_t byteLength_)
+      : context(context_), pointer(pointer_), byteLength(byteLength_) {}
+  PinnedState(const PinnedState&) = delete;
+  PinnedState& operator=(const PinnedState&) = delete;
+  ~PinnedState() {
+    ScopedContext scope(context);
+    if (Driver().api.cuMemFreeHost != nullptr) Driver().api.cuMemFreeHost(pointer);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Type-tagged handles
+// ---------------------------------------------------------------------------
+
+template <typename State>
+struct Box {
+  std::shared_ptr<State> state;
+};
+
+template <typename State>
+struct HandleTraits;
+
+template <>
+struct HandleTraits<StreamState> {
+  static constexpr napi_type_tag tag = {0x6261726163756461ULL, 0x0000000000000001ULL};
+  static constexpr const char* name = "Stream";
+};
+template <>
+struct HandleTraits<EventState> {
+  static constexpr napi_type_tag tag = {0x6261726163756461ULL, 0x0000000000000002ULL};
+  static constexpr const char* name = "Event";
+};
+template <>
+struct HandleTraits<Allocation> {
+  static constexpr napi_type_tag tag = {0x6261726163756461ULL, 0x0000000000000003ULL};
+  static constexpr const char* name = "DeviceBuffer";
+};
+template <>
+struct HandleTraits<PinnedState> {
+  static constexpr napi_type_tag tag = {0x6261726163756461ULL, 0x0000000000000004ULL};
+  static constexpr const char* name = "PinnedHostBuffer";
+};
+
+template <typename State>
+Napi::Value WrapHandle(Napi::Env env, std::shared_ptr<State> state) {
+  auto* box = new Box<State>{std::move(state)};
+  // The finalizer only drops a reference: it never touches JS and never throws.
+  Napi::External<Box<State>> external = Napi::External<Box<State>>::New(
+      env, box, [](Napi::Env, Box<State>* finalized) { delete finalized; });
+  external.TypeTag(&HandleTraits<State>::tag);
+  return external;
+}
+
+template <typename State>
+Box<State>* UnwrapBox(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  Napi::Value value = info[index];
+  const char* kind = HandleTraits<State>::name;
+  if (!value.IsExternal()) {
+    ThrowType(info.Env(), std::string("Expected a native ") + kind + " handle for " + name);
+  }
+  Napi::External<Box<State>> external = value.As<Napi::External<Box<State>>>();
+  if (!external.CheckTypeTag(&HandleTraits<State>::tag)) {
+    ThrowType(info.Env(), std::string("Expected a native ") + kind + " handle for " + name +
+                              " but received a foreign object");
+  }
+  return external.Data();
+}
+
+template <typename State>
+const std::shared_ptr<State>& Unwrap(const Napi::CallbackInfo& info, size_t index,
+                                     const char* name) {
+  Box<State>* box = UnwrapBox<State>(info, index, name);
+  if (!box->state) {
+    ThrowType(info.Env(),
+              std::string(HandleTraits<State>::name) + " passed as " + name + " has been destroyed");
+  }
+  return box->state;
+}
+
+/** `null` → no stream (the legacy default stream); otherwise a live Stream handle. */
+std::shared_ptr<StreamState> OptionalStream(const Napi::CallbackInfo& info, size_t index,
+                                            const char* name) {
+  if (info[index].IsNull() || info[index].IsUndefined()) return nullptr;
+  return Unwrap<StreamState>(info, index, name);
+}
+
+Napi::BigInt PointerToBigInt(Napi::Env env, uint64_t value) {
+  return Napi::BigInt::New(env, value);
+}
+
+void RequireSameDevice(Napi::Env env, int a, int b, const char* what) {
+  if (a != b) {
+    ThrowRange(env, std::string(what) + " belongs to device " + std::to_string(b) +
+                        ", not device " + std::to_string(a));
+  }
+}
+
+/** Range check inside an allocation: [offset, offset + length) ⊆ [0, byteLength). */
+void RequireInside(Napi::Env env, const Allocation& allocation, size_t offset, size_t length) {
+  if (offset > allocation.byteLength || length > allocation.byteLength - offset) {
+    ThrowRange(env, "Range [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+                        ") lies outside the " + std::to_string(allocation.byteLength) +
+                        "-byte allocation");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Waiting off the main thread
+// ---------------------------------------------------------------------------
+
+/**
+ * Waits for an event on a libuv worker thread, then settles a promise on the
+ * main thread. It keeps alive everything the queued work touches: the event,
+ * the allocation, the stream and the host array.
+ */
+class EventWaiter : public Napi::AsyncWorker {
+ public:
+  EventWaiter(Napi::Env env, std::shared_ptr<EventState> event)
+      : Napi::AsyncWorker(env, "baracuda.eventWait"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        event_(std::move(event)) {}
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+  void KeepAlive(std::shared_ptr<Allocation> allocation) { allocation_ = std::move(allocation); }
+  void KeepAlive(std::shared_ptr<StreamState> stream) { stream_ = std::move(stream); }
+  void KeepHostAlive(Napi::Value host) {
+    if (host.IsObject()) host_ = Napi::Persistent(host.As<Napi::Object>());
+  }
+
+ protected:
+  void Execute() override {
+    const DriverApi& api = Driver().api;
+    // The worker thread has no current context until we set one.
+    result_ = api.cuCtxSetCurrent(event_->context);
+    if (result_ != CUDA_SUCCESS) {
+      call_ = "cuCtxSetCurrent";
+      return;
+    }
+    result_ = api.cuEventSynchronize(event_->event);
+    call_ = "cuEventSynchronize";
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::HandleScope scope(env);
+    if (result_ == CUDA_SUCCESS) {
+      deferred_.Resolve(env.Undefined());
+    } else {
+      deferred_.Reject(MakeCudaError(env, call_, result_).Value());
+    }
+    if (!host_.IsEmpty()) host_.Reset();
+  }
+
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<EventState> event_;
+  std::shared_ptr<Allocation> allocation_;
+  std::shared_ptr<StreamState> stream_;
+  Napi::ObjectReference host_;
+  int result_ = CUDA_SUCCESS;
+  const char* call_ = "cuEventSynchronize";
+};
+
+/** A one-shot event recorded on `stream` that a worker thread sleeps on (no spinning). */
+std::shared_ptr<EventState> RecordWaitEvent(Napi::Env env, const StreamState& stream) {
+  Entry(env, &DriverApi::cuEventSynchronize, "cuEventSynchronize");  // the worker will need it
+  CUevent event = nullptr;
+  CU_CHECK(env, cuEventCreate, &event, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
+  auto state = std::make_shared<EventState>(stream.ordinal, stream.context, event, false);
+  CU_CHECK(env, cuEventRecord, event, stream.stream);
+  return state;
+}
+
+// ---------------------------------------------------------------------------
+// Probe
+// ---------------------------------------------------------------------------
+
+Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const DriverState& driver = Driver();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("loaded", driver.loaded);
+  result.Set("initialized", driver.initialized);
+  result.Set("libraryPath", driver.loaded ? Napi::Value(Napi::String::New(env, driver.libraryPath))
+                                          : env.Null());
+  result.Set("overridePath", driver.overridePath.empty()
+                                 ? env.Null()
+                                 : Napi::Value(Napi::String::New(env, driver.overridePath)));
+  Napi::Array searched = Napi::Array::New(env, driver.searched.size());
+  for (size_t i = 0; i < driver.searched.size(); ++i) {
+    Napi::Object attempt = Napi::Object::New(env);
+    attempt.Set("path", driver.searched[i].path);
+    attempt.Set("error", driver.searched[i].error);
+    searched.Set(static_cast<uint32_t>(i), attempt);
+  }
+  result.Set("searched", searched);
+  result.Set("initResult", driver.initResult);
+  result.Set("initResultName", driver.loaded && driver.initResult >= 0
+                                   ? Napi::Value(Napi::String::New(env, ResultName(driver.initResult)))
+                                   : env.Null());
+  result.Set("initResultString",
+             driver.loaded && driver.initResult >= 0
+                 ? Napi::Value(Napi::String::New(env, ResultString(driver.initResult)))
+                 : env.Null());
+  result.Set("driverVersion", driver.driverVersion);
+  result.Set("deviceCount", driver.deviceCount);
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// Devices
+// ---------------------------------------------------------------------------
+
+Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), RequireDriver(info.Env()).deviceCount);
+}
+
+Napi::Value DeviceInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int ordinal = ArgInt(info, 0, "ordinal", 0, 1 << 20);
+  const DeviceContext& device = EnterDevice(env, ordinal);
+  char name[256] = {0};
+  CU_CHECK(env, cuDeviceGetName, name, static_cast<int>(sizeof(name) - 1), device.device);
+  int major = 0, minor = 0, sms = 0;
+  CU_CHECK(env, cuDeviceGetAttribute, &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+           device.device);
+  CU_CHECK(env, cuDeviceGetAttribute, &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+           device.device);
+  CU_CHECK(env, cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+           device.device);
+  size_t total = 0;
+  CU_CHECK(env, cuDeviceTotalMem_v2, &total, device.device);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("name", std::string(name));
+  result.Set("major", major);
+  result.Set("minor", minor);
+  result.Set("smCount", sms);
+  result.Set("totalMemory", static_cast<double>(total));
+  result.Set("memoryPoolsSupported", device.memoryPools);
+  return result;
+}
+
+Napi::Value DeviceMemoryInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  EnterDevice(env, ArgInt(info, 0, "ordinal", 0, 1 << 20));
+  size_t free = 0, total = 0;
+  CU_CHECK(env, cuMemGetInfo_v2, &free, &total);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("free", static_cast<double>(free));
+  result.Set("total", static_cast<double>(total));
+  return result;
+}
+
+Napi::Value DeviceSynchronize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  EnterDevice(env, ArgInt(info, 0, "ordinal", 0, 1 << 20));
+  CU_CHECK(env, cuCtxSynchronize);
+  return env.Undefined();
+}
+
+Napi::Value DeviceMakeCurrent(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const DeviceContext& device = EnterDevice(env, ArgInt(info, 0, "ordinal", 0, 1 << 20));
+  return PointerToBigInt(env, reinterpret_cast<uint64_t>(device.context));
+}
+
+// ---------------------------------------------------------------------------
+// Streams
+// ---------------------------------------------------------------------------
+
+Napi::Value StreamCreate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int ordinal = ArgInt(info, 0, "ordinal", 0, 1 << 20);
+  bool nonBlocking = ArgBool(info, 1, "nonBlocking");
+  const DeviceContext& device = EnterDevice(env, ordinal);
+  CUstream stream = nullptr;
+  CU_CHECK(env, cuStreamCreate, &stream, nonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT);
+  return WrapHandle(env, std::make_shared<StreamState>(ordinal, device.context, stream));
+}
+
+Napi::Value StreamRaw(const Napi::CallbackInfo& info) {
+  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
+  return PointerToBigInt(info.Env(), reinterpret_cast<uint64_t>(stream->stream));
+}
+
+Napi::Value StreamQuery(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
+  EnterDevice(env, stream->ordinal);
+  CUresult result = Entry(env, &DriverApi::cuStreamQuery, "cuStreamQuery")(stream->stream);
+  if (result == CUDA_SUCCESS) return Napi::Boolean::New(env, true);
+  if (result == CUDA_ERROR_NOT_READY) return Napi::Boolean::New(env, false);
+  ThrowCuda(env, "cuStreamQuery", result);
+}
+
+Napi::Value StreamSynchronize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
+  EnterDevice(env, stream->ordinal);
+  CU_CHECK(env, cuStreamSynchronize, stream->stream);
+  return env.Undefined();
+}
+
+Napi::Value StreamSynchronizeAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<StreamState> stream = Unwrap<StreamState>(info, 0, "stream");
+  EnterDevice(env, stream->ordinal);
+  auto* waiter = new EventWaiter(env, RecordWaitEvent(env, *stream));
+  waiter->KeepAlive(stream);
+  Napi::Promise promise = waiter->Promise();
+  waiter->Queue();
+  return promise;
+}
+
+Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
+  const auto& event = Unwrap<EventState>(info, 1, "event");
+  EnterDevice(env, stream->ordinal);
+  CU_CHECK(env, cuStreamWaitEvent, stream->stream, event->event, 0u);
+  return env.Undefined();
+}
+
+template <typename State>
+Napi::Value DestroyHandle(const Napi::CallbackInfo& info) {
+  // Idempotent: a second destroy of the same handle is a no-op.
+  Box<State>* box = UnwrapBox<State>(info, 0, "handle");
+  box->state.reset();
+  return info.Env().Undefined();
+}
+
+// ---------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------
+
+Napi::Value EventCreate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int ordinal = ArgInt(info, 0, "ordinal", 0, 1 << 20);
+  bool timing = ArgBool(info, 1, "timing");
+  bool blockingSync = ArgBool(info, 2, "blockingSync");
+  const DeviceContext& device = EnterDevice(env, ordinal);
+  unsigned int flags = (timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) |
+                       (blockingSync ? CU_EVENT_BLOCKING_SYNC : 0u);
+  CUevent event = nullptr;
+  CU_CHECK(env, cuEventCreate, &event, flags);
+  return WrapHandle(env,
+                    std::make_shared<EventState>(ordinal, device.context, event, timing));
+}
+
+Napi::Value EventRecord(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& event = Unwrap<EventState>(info, 0, "event");
+  const auto& stream = Unwrap<StreamState>(info, 1, "stream");
+  RequireSameDevice(env, event->ordinal, stream->ordinal, "stream");
+  EnterDevice(env, event->ordinal);
+  CU_CHECK(env, cuEventRecord, event->event, stream->stream);
+  return env.Undefined();
+}
+
+Napi::Value EventQuery(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& event = Unwrap<EventState>(info, 0, "event");
+  EnterDevice(env, event->ordinal);
+  CUresult result = Entry(env, &DriverApi::cuEventQuery, "cuEventQuery")(event->event);
+  if (result == CUDA_SUCCESS) return Napi::Boolean::New(env, true);
+  if (result == CUDA_ERROR_NOT_READY) return Napi::Boolean::New(env, false);
+  ThrowCuda(env, "cuEventQuery", result);
+}
+
+Napi::Value EventSynchronize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& event = Unwrap<EventState>(info, 0, "event");
+  EnterDevice(env, event->ordinal);
+  CU_CHECK(env, cuEventSynchronize, event->event);
+  return env.Undefined();
+}
+
+Napi::Value EventSynchronizeAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<EventState> event = Unwrap<EventState>(info, 0, "event");
+  EnterDevice(env, event->ordinal);
+  Entry(env, &DriverApi::cuEventSynchronize, "cuEventSynchronize");
+  auto* waiter = new EventWaiter(env, event);
+  Napi::Promise promise = waiter->Promise();
+  waiter->Queue();
+  return promise;
+}
+
+Napi::Value EventElapsedTime(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& start = Unwrap<EventState>(info, 0, "start");
+  const auto& end = Unwrap<EventState>(info, 1, "end");
+  RequireSameDevice(env, start->ordinal, end->ordinal, "end");
+  EnterDevice(env, start->ordinal);
+  float milliseconds = 0;
+  const DriverApi& api = Driver().api;
+  if (api.cuEventElapsedTime_v2 != nullptr) {
+    CU_CHECK(env, cuEventElapsedTime_v2, &milliseconds, start->event, end->event);
+  } else {
+    // Drivers before CUDA 12.8 export only the original symbol.
+    CU_CHECK(env, cuEventElapsedTime_v1, &milliseconds, start->event, end->event);
+  }
+  return Napi::Number::New(env, milliseconds);
+}
+
+// ---------------------------------------------------------------------------
+// Device memory
+// ---------------------------------------------------------------------------
+
+Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int ordinal = ArgInt(info, 0, "ordinal", 0, 1 << 20);
+  size_t byteLength = ArgSize(info, 1, "byteLength");
+  if (byteLength == 0) ThrowRange(env, "byteLength must be positive");
+  std::shared_ptr<StreamState> stream = OptionalStream(info, 2, "stream");
+  if (stream) RequireSameDevice(env, ordinal, stream->ordinal, "stream");
+  const DeviceContext& device = EnterDevice(env, ordinal);
+  CUdeviceptr pointer = 0;
+  bool streamOrdered = stream && device.memoryPools;
+  if (streamOrdered) {
+    CU_CHECK(env, cuMemAllocAsync, &pointer, byteLength, stream->stream);
+  } else {
+    // No stream, or a device without memory pools: a plain allocation.
+    CU_CHECK(env, cuMemAlloc_v2, &pointer, byteLength);
+  }
+  auto allocation = std::make_shared<Allocation>(ordinal, device.context, pointer, byteLength,
+                                                 streamOrdered ? stream : nullptr);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("handle", WrapHandle(env, allocation));
+  result.Set("pointer", PointerToBigInt(env, pointer));
+  result.Set("streamOrdered", streamOrdered);
+  return result;
+}
+
+Napi::Value MemcpyHtoD(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& allocation = Unwrap<Allocation>(info, 0, "buffer");
+  size_t offset = ArgSize(info, 1, "byteOffset");
+  HostView host = ArgHostView(info, 2, "src");
+  RequireInside(env, *allocation, offset, host.length);
+  EnterDevice(env, allocation->ordinal);
+  if (host.length > 0) {
+    CU_CHECK(env, cuMemcpyHtoD_v2, allocation->pointer + offset, host.data, host.length);
+  }
+  return env.Undefined();
+}
+
+Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& allocation = Unwrap<Allocation>(info, 0, "buffer");
+  size_t offset = ArgSize(info, 1, "byteOffset");
+  HostView host = ArgHostView(info, 2, "dst");
+  RequireInside(env, *allocation, offset, host.length);
+  EnterDevice(env, allocation->ordinal);
+  if (host.length > 0) {
+    CU_CHECK(env, cuMemcpyDtoH_v2, host.data, allocation->pointer + offset, host.length);
+  }
+  return env.Undefined();
+}
+
+/** Enqueues a copy on the stream, records an event, resolves when the event completes. */
+Napi::Value MemcpyAsync(const Napi::CallbackInfo& info, bool toDevice) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<Allocation> allocation = Unwrap<Allocation>(info, 0, "buffer");
+  size_t offset = ArgSize(info, 1, "byteOffset");
+  HostView host = ArgHostView(info, 2, toDevice ? "src" : "dst");
+  std::shared_ptr<StreamState> stream = Unwrap<StreamState>(info, 3, "stream");
+  RequireSameDevice(env, allocation->ordinal, stream->ordinal, "stream");
+  RequireInside(env, *allocation, offset, host.length);
+  EnterDevice(env, allocation->ordinal);
+  if (host.length > 0) {
+    if (toDevice) {
+      CU_CHECK(env, cuMemcpyHtoDAsync_v2, allocation->pointer + offset, host.data, host.length,
+               stream->stream);
+    } else {
+      CU_CHECK(env, cuMemcpyDtoHAsync_v2, host.data, allocation->pointer + offset, host.length,
+               stream->stream);
+    }
+  }
+  auto* waiter = new EventWaiter(env, RecordWaitEvent(env, *stream));
+  waiter->KeepAlive(allocation);
+  waiter->KeepAlive(stream);
+  waiter->KeepHostAlive(info[2]);
+  Napi::Promise promise = waiter->Promise();
+  waiter->Queue();
+  return promise;
+}
+
+Napi::Value MemcpyHtoDAsync(const Napi::CallbackInfo& info) { return MemcpyAsync(info, true); }
+Napi::Value MemcpyDtoHAsync(const Napi::CallbackInfo& info) { return MemcpyAsync(info, false); }
+
+/**
+ * memcpyDtoD(dst, dstOffset, srcPointer, byteLength, stream | null).
+ * Without a stream it runs on the legacy default stream and waits for it, so
+ * the copy is complete when the call returns.
+ */
+Napi::Value MemcpyDtoD(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& allocation = Unwrap<Allocation>(info, 0, "dst");
+  size_t offset = ArgSize(info, 1, "dstOffset");
+  uint64_t source = ArgBigUint64(info, 2, "srcPointer");
+  size_t length = ArgSize(info, 3, "byteLength");
+  std::shared_ptr<StreamState> stream = OptionalStream(info, 4, "stream");
+  if (stream) RequireSameDevice(env, allocation->ordinal, stream->ordinal, "stream");
+  RequireInside(env, *allocation, offset, length);
+  if (source == 0 && length > 0) ThrowRange(env, "srcPointer is the null device pointer");
+  EnterDevice(env, allocation->ordinal);
+  if (length == 0) return env.Undefined();
+  CUstream raw = stream ? stream->stream : nullptr;
+  CU_CHECK(env, cuMemcpyDtoDAsync_v2, allocation->pointer + offset, source, length, raw);
+  if (!stream) CU_CHECK(env, cuStreamSynchronize, nullptr);
+  return env.Undefined();
+}
+
+/**
+ * memset(buffer, offset, width 1|2|4, value, count, stream | null): sets
+ * `count` elements of `width` bytes. Without a stream it waits for completion.
+ */
+Napi::Value Memset(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& allocation = Unwrap<Allocation>(info, 0, "buffer");
+  size_t offset = ArgSize(info, 1, "byteOffset");
+  int width = ArgInt(info, 2, "width", 1, 4);
+  uint64_t value = ArgUint32(info, 3, "value");
+  size_t count = ArgSize(info, 4, "count");
+  std::shared_ptr<StreamState> stream = OptionalStream(info, 5, "stream");
+  if (width != 1 && width != 2 && width != 4) ThrowRange(env, "width must be 1, 2 or 4");
+  if ((width == 1 && value > 0xff) || (width == 2 && value > 0xffff)) {
+    ThrowRange(env, "value does not fit in " + std::to_string(width) + " byte(s)");
+  }
+  if (count > SIZE_MAX / 4) ThrowRange(env, "count is too large");
+  if (stream) RequireSameDevice(env, allocation->ordinal, stream->ordinal, "stream");
+  RequireInside(env, *allocation, offset, count * static_cast<size_t>(width));
+  if ((allocation->pointer + offset) % static_cast<uint64_t>(width) != 0) {
+    ThrowRange(env, "byteOffset is not aligned to " + std::to_string(width) + " bytes");
+  }
+  EnterDevice(env, allocation->ordinal);
+  if (count == 0) return env.Undefined();
+  CUdeviceptr target = allocation->pointer + offset;
+  CUstream raw = stream ? stream->stream : nullptr;
+  switch (width) {
+    case 1:
+      CU_CHECK(env, cuMemsetD8Async, target, static_cast<unsigned char>(value), count, raw);
+      break;
+    case 2:
+      CU_CHECK(env, cuMemsetD16Async, target, static_cast<unsigned short>(value), count, raw);
+      break;
+    default:
+      CU_CHECK(env, cuMemsetD32Async, target, static_cast<unsigned int>(value), count, raw);
+      break;
+  }
+  // cuMemset* on device memory is asynchronous to the host even without a
+  // stream; the Sync forms promise completion.
+  if (!stream) CU_CHECK(env, cuStreamSynchronize, nullptr);
+  return env.Undefined();
+}
+
+// ---------------------------------------------------------------------------
+// Page-locked host memory
+// ---------------------------------------------------------------------------
+
+Napi::Value HostAlloc(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int ordinal = ArgInt(info, 0, "ordinal", 0, 1 << 20);
+  size_t byteLength = ArgSize(info, 1, "byteLength");
+  if (byteLength == 0) ThrowRange(env, "byteLength must be positive");
+  const DeviceContext& device = EnterDevice(env, ordinal);
+  void* pointer = nullptr;
+  CU_CHECK(env, cuMemHostAlloc, &pointer, byteLength, kCuMemHostAllocPortable);
+  auto state = std::make_shared<PinnedState>(device.context, pointer, byteLength);
+  // The ArrayBuffer owns a reference too: the memory is freed only when both
+  // the handle and the (possibly detached) ArrayBuffer are gone.
+  auto* bufferBox = new Box<PinnedState>{state};
+  Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(
+      env, pointer, byteLength,
+      [](Napi::Env, void*, Box<PinnedState>* box) { delete box; }, bufferBox);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("handle", WrapHandle(env, state));
+  result.Set("buffer", buffer);
+  return result;
+}
+
+Napi::Value HostFree(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Box<PinnedState>* box = UnwrapBox<PinnedState>(info, 0, "handle");
+  if (info[1].IsArrayBuffer()) {
+    Napi::ArrayBuffer buffer = info[1].As<Napi::ArrayBuffer>();
+    if (box->state && buffer.Data() == box->state->pointer && !buffer.IsDetached()) {
+      // Detaching makes every view over the memory zero-length: no JS access
+      // to freed page-locked memory.
+      buffer.Detach();
+    }
+  }
+  box->state.reset();
+  return env.Undefined();
+}
+
+// ---------------------------------------------------------------------------
+// Module
+// ---------------------------------------------------------------------------
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  // Nothing here touches libcuda: it is opened by the first call that needs it.
+  exports.Set("driverStatus", Napi::Function::New(env, DriverStatus, "driverStatus"));
+  exports.Set("deviceCount", Napi::Function::New(env, DeviceCount, "deviceCount"));
+  exports.Set("deviceInfo", Napi::Function::New(env, DeviceInfo, "deviceInfo"));
+  exports.Set("deviceMemoryInfo", Napi::Function::New(env, DeviceMemoryInfo, "deviceMemoryInfo"));
+  exports.Set("deviceSynchronize",
+              Napi::Function::New(env, DeviceSynchronize, "deviceSynchronize"));
+  exports.Set("deviceMakeCurrent",
+              Napi::Function::New(env, DeviceMakeCurrent, "deviceMakeCurrent"));
+  exports.Set("streamCreate", Napi::Function::New(env, StreamCreate, "streamCreate"));
+  exports.Set("streamRaw", Napi::Function::New(env, StreamRaw, "streamRaw"));
+  exports.Set("streamQuery", Napi::Function::New(env, StreamQuery, "streamQuery"));
+  exports.Set("streamSynchronize",
+              Napi::Function::New(env, StreamSynchronize, "streamSynchronize"));
+  exports.Set("streamSynchronizeAsync",
+              Napi::Function::New(env, StreamSynchronizeAsync, "streamSynchronizeAsync"));
+  exports.Set("streamWaitEvent", Napi::Function::New(env, StreamWaitEvent, "streamWaitEvent"));
+  exports.Set("streamDestroy",
+              Napi::Function::New(env, DestroyHandle<StreamState>, "streamDestroy"));
+  exports.Set("eventCreate", Napi::Function::New(env, EventCreate, "eventCreate"));
+  exports.Set("eventRecord", Napi::Function::New(env, EventRecord, "eventRecord"));
+  exports.Set("eventQuery", Napi::Function::New(env, EventQuery, "eventQuery"));
+  exports.Set("eventSynchronize", Napi::Function::New(env, EventSynchronize, "eventSynchronize"));
+  exports.Set("eventSynchronizeAsync",
+              Napi::Function::New(env, EventSynchronizeAsync, "eventSynchronizeAsync"));
+  exports.Set("eventElapsedTime", Napi::Function::New(env, EventElapsedTime, "eventElapsedTime"));
+  exports.Set("eventDestroy", Napi::Function::New(env, DestroyHandle<EventState>, "eventDestroy"));
+  exports.Set("memAlloc", Napi::Function::New(env, MemAlloc, "memAlloc"));
+  exports.Set("memFree", Napi::Function::New(env, DestroyHandle<Allocation>, "memFree"));
+  exports.Set("memcpyHtoD", Napi::Function::New(env, MemcpyHtoD, "memcpyHtoD"));
+  exports.Set("memcpyDtoH", Napi::Function::New(env, MemcpyDtoH, "memcpyDtoH"));
+  exports.Set("memcpyHtoDAsync", Napi::Function::New(env, MemcpyHtoDAsync, "memcpyHtoDAsync"));
+  exports.Set("memcpyDtoHAsync", Napi::Function::New(env, MemcpyDtoHAsync, "memcpyDtoHAsync"));
+  exports.Set("memcpyDtoD", Napi::Function::New(env, MemcpyDtoD, "memcpyDtoD"));
+  exports.Set("memset", Napi::Function::New(env, Memset, "memset"));
+  exports.Set("hostAlloc", Napi::Function::New(env, HostAlloc, "hostAlloc"));
+  exports.Set("hostFree", Napi::Function::New(env, HostFree, "hostFree"));
+  return exports;
+}
+
+}  // namespace
+}  // namespace baracuda
+
+Napi::Object InitBaracudaDriver(Napi::Env env, Napi::Object exports) {
+  return baracuda::Init(env, exports);
+}
+
+NODE_API_MODULE(baracuda_driver, InitBaracudaDriver)

@@ -26,6 +26,7 @@ export interface BaracudaErrorOptions {
 
 /** Base class of every error baracuda throws on purpose. */
 export class BaracudaError extends Error {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by isInstance through Symbol.for, also from other copies of this package
   private readonly [MARKER] = true;
   readonly code: BaracudaErrorCode;
 

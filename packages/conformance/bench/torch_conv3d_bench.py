@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""PyTorch side of baracuda's conv3d benchmark.
+
+Usage:
+    python3 torch_conv3d_bench.py JOB.json [--out RESULTS.json]
+    python3 torch_conv3d_bench.py JOB.json --check-job     # validate the job only (no torch needed)
+
+The job is written by `bench --vs-torch` (packages/conformance/src/bench/torch.ts, format version 1):
+rows (case x dtype x layout x pass, with the number of input sets to rotate among), warm-up, reps,
+a time budget, and the tiny problems for the per-call host overhead.
+
+Set-up, as the benchmark asks:
+- torch.backends.cudnn.benchmark = True;
+- TF32 off for strict rows (f32, f16, bf16, f64), on for tf32 rows;
+- channels_last_3d memory format for ndhwc rows;
+- forward through F.conv3d; the backward passes through aten.convolution_backward with an output
+  mask ([True, False, False] for bwData, [False, True, False] for bwFilter);
+- CUDA events around each call, after a warm-up; the median of the reps; inputs rotated among sets.
+
+Results (JSON) go to --out (rewritten after every group, so a killed run leaves partial results) or
+stdout. Progress goes to stderr. Each row says whether PyTorch ran cuDNN for it: from
+torch._C._select_conv_backend when available, and from the kernel names of one profiled iteration
+(f16/bf16 rows by default: PyTorch 2.9+ turns cuDNN off for some 3-D f16/bf16 convolutions on
+cuDNN 9.8-9.15).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+DTYPES = ("f32", "tf32", "f16", "bf16", "f64")
+LAYOUTS = ("ncdhw", "ndhwc")
+PASSES = ("fw", "bwData", "bwFilter")
+FALLBACK_MARKERS = ("vol2col", "col2vol", "im2col", "col2im", "slow_conv", "conv_depthwise3d")
+CUDNN_MARKERS = ("cudnn", "xmma", "implicit_convolve", "cutlass", "sm90_", "sm80_", "nhwc", "convolve_")
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+class JobError(ValueError):
+    pass
+
+
+def _expect(condition, what, value):
+    if not condition:
+        raise JobError("Expected %s but received %r" % (what, value))
+
+
+def _triple(value, what):
+    _expect(isinstance(value, list) and len(value) == 3 and all(isinstance(v, int) for v in value),
+            "three integers for " + what, value)
+    return value
+
+
+def _case(raw, where):
+    _expect(isinstance(raw, dict), "an object for " + where, raw)
+    for key in ("n", "c_in", "c_out", "groups"):
+        _expect(isinstance(raw.get(key), int) and raw[key] > 0, "a positive integer for %s.%s" % (where, key),
+                raw.get(key))
+    for key in ("in", "k", "pad", "stride", "dil"):
+        _triple(raw.get(key), "%s.%s" % (where, key))
+    _expect(isinstance(raw.get("name"), str), "a string for %s.name" % where, raw.get("name"))
+    return raw
+
+
+def load_job(path):
+    """Read and validate a job file; raises JobError naming the field at fault."""
+    with open(path, "r", encoding="utf-8") as handle:
+        job = json.load(handle)
+    _expect(isinstance(job, dict) and job.get("version") == 1, "a job object with version 1", job.get("version")
+            if isinstance(job, dict) else job)
+    for key in ("warmup", "reps"):
+        _expect(isinstance(job.get(key), int) and job[key] >= 0, "a non-negative integer for " + key, job.get(key))
+    _expect(isinstance(job.get("rows"), list), "a list for rows", job.get("rows"))
+    for i, row in enumerate(job["rows"]):
+        where = "rows[%d]" % i
+        _expect(isinstance(row, dict) and isinstance(row.get("id"), str), "an object with an id for " + where, row)
+        _case(row.get("case"), where + ".case")
+        _expect(row.get("dtype") in DTYPES, "one of %s for %s.dtype" % (", ".join(DTYPES), where), row.get("dtype"))
+        _expect(row.get("layout") in LAYOUTS, "one of %s for %s.layout" % (", ".join(LAYOUTS), where),
+                row.get("layout"))
+        _expect(row.get("pass") in PASSES, "one of %s for %s.pass" % (", ".join(PASSES), where), row.get("pass"))
+        _expect(isinstance(row.get("sets"), int) and row["sets"] > 0, "a positive integer for %s.sets" % where,
+                row.get("sets"))
+    for i, item in enumerate(job.get("overhead", [])):
+        where = "overhead[%d]" % i
+        _case(item.get("case"), where + ".case")
+        _expect(item.get("dtype") in DTYPES, "a dtype for %s.dtype" % where, item.get("dtype"))
+        _expect(item.get("layout") in LAYOUTS, "a layout for %s.layout" % where, item.get("layout"))
+    job.setdefault("overhead", [])
+    job.setdefault("timeBudgetS", 0)
+    job.setdefault("profile", "half")
+    return job
+
+
+def group_rows(rows):
+    """Consecutive rows sharing case, dtype and layout share their input sets."""
+    groups = []
+    for row in rows:
+        key = (row["case"]["name"], row["dtype"], row["layout"])
+        if groups and groups[-1][0] == key:
+            groups[-1][1].append(row)
+        else:
+            groups.append((key, [row]))
+    return groups
+
+
+def output_dims(case):
+    return [
+        (case["in"][i] + 2 * case["pad"][i] - case["dil"][i] * (case["k"][i] - 1) - 1) // case["stride"][i] + 1
+        for i in range(3)
+    ]
+
+
+def cudnn_libraries():
+    """Every libcudnn* mapped into this process (after the first convolution loaded it)."""
+    found = []
+    try:
+        with open("/proc/self/maps", "r", encoding="utf-8") as maps:
+            for line in maps:
+                parts = line.split()
+                if len(parts) >= 6 and "libcudnn" in parts[-1] and parts[-1] not in found:
+                    found.append(parts[-1])
+    except OSError:
+        pass
+    return found
+
+
+def classify_kernels(names):
+    lowered = [n.lower() for n in names]
+    if any(any(m in n for m in FALLBACK_MARKERS) for n in lowered):
+        return False
+    if any(any(m in n for m in CUDNN_MARKERS) for n in lowered):
+        return True
+    return None
+
+
+def write_results(results, out_path):
+    text = json.dumps(results, indent=2)
+    if out_path:
+        tmp = out_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        os.replace(tmp, out_path)
+    else:
+        print(text, flush=True)
+
+
+def run(job, out_path):
+    import torch
+    import torch.nn.functional as F
+
+    results = {
+        "label": job.get("label", ""),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "device": None,
+        "cudnn": {"version": None, "path": None, "libraries": [], "enabled": None},
+        "rows": [],
+        "overhead": [],
+        "errors": [],
+        "finished": False,
+    }
+    if not torch.cuda.is_available():
+        results["errors"].append("torch.cuda.is_available() is False")
+        write_results(results, out_path)
+        return 1
+    device = torch.device("cuda", 0)
+    results["device"] = torch.cuda.get_device_name(0)
+    torch.backends.cudnn.benchmark = True
+    results["cudnn"]["enabled"] = bool(torch.backends.cudnn.enabled)
+    try:
+        results["cudnn"]["version"] = torch.backends.cudnn.version()
+    except Exception as error:  # noqa: BLE001 - report, never crash
+        results["errors"].append("torch.backends.cudnn.version(): %s" % error)
+
+    torch_dtype = {"f32": torch.float32, "tf32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+                   "f64": torch.float64}
+
+    def set_tf32(enabled):
+        torch.backends.cuda.matmul.allow_tf32 = enabled
+        torch.backends.cudnn.allow_tf32 = enabled
+
+    def make_tensors(case, dtype, layout, sets):
+        """Random inputs (uniform in [-1, 1)) for each rotation set: x, w, dy."""
+        od, oh, ow = output_dims(case)
+        kind = torch_dtype[dtype]
+        memory_format = torch.channels_last_3d if layout == "ndhwc" else torch.contiguous_format
+        out = []
+        for _ in range(sets):
+            x = torch.rand((case["n"], case["c_in"]) + tuple(case["in"]), device=device, dtype=kind) * 2 - 1
+            w = torch.rand((case["c_out"], case["c_in"] // case["groups"]) + tuple(case["k"]), device=device,
+                           dtype=kind) * 2 - 1
+            dy = torch.rand((case["n"], case["c_out"], od, oh, ow), device=device, dtype=kind) * 2 - 1
+            out.append(tuple(t.contiguous(memory_format=memory_format) for t in (x, w, dy)))
+        return out
+
+    def make_call(case, pass_name, tensors):
+        stride, pad, dil, groups = case["stride"], case["pad"], case["dil"], case["groups"]
+        if pass_name == "fw":
+            return lambda i: F.conv3d(tensors[i % len(tensors)][0], tensors[i % len(tensors)][1], None, stride, pad,
+                                      dil, groups)
+        mask = [True, False, False] if pass_name == "bwData" else [False, True, False]
+
+        def call(i):
+            x, w, dy = tensors[i % len(tensors)]
+            return torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, dil, False, [0, 0, 0], groups,
+                                                       mask)
+        return call
+
+    def select_backend(case, tensors):
+        x, w, _ = tensors[0]
+        args = (x, w, None, case["stride"], case["pad"], case["dil"], False, [0, 0, 0], case["groups"])
+        selector = getattr(torch._C, "_select_conv_backend", None)
+        if selector is None:
+            return None
+        for extra in ((), (None,)):
+            try:
+                return str(selector(*(args + extra)))
+            except Exception:  # noqa: BLE001 - try the other overload
+                continue
+        return None
+
+    def profile_kernels(call, index):
+        try:
+            from torch.profiler import ProfilerActivity, profile
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                call(index)
+                torch.cuda.synchronize()
+            names = []
+            for event in prof.events():
+                device_type = getattr(event, "device_type", None)
+                if device_type is not None and "CUDA" in str(device_type) and event.name not in names:
+                    names.append(event.name)
+            return [n[:120] for n in names[:8]]
+        except Exception as error:  # noqa: BLE001 - profiling is best effort
+            return ["(profiler failed: %s)" % str(error)[:100]]
+
+    def time_call(call, warmup, reps):
+        for i in range(max(1, warmup)):
+            call(i)
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        base = max(1, warmup)
+        for i in range(reps):
+            starts[i].record()
+            call(base + i)
+            ends[i].record()
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+
+    started = time.monotonic()
+    budget = float(job.get("timeBudgetS") or 0)
+    profile_mode = job.get("profile", "half")
+    groups = group_rows(job["rows"])
+    for index, (key, rows) in enumerate(groups):
+        case_name, dtype, layout = key
+        case = rows[0]["case"]
+        if budget > 0 and time.monotonic() - started > budget:
+            for row in rows:
+                results["rows"].append({"id": row["id"], "status": "skipped",
+                                        "note": "time budget of %g s reached" % budget})
+            continue
+        log("[%d/%d] %s %s %s (%d sets)" % (index + 1, len(groups), case_name, dtype, layout, rows[0]["sets"]))
+        set_tf32(dtype == "tf32")
+        tensors = None
+        try:
+            tensors = make_tensors(case, dtype, layout, rows[0]["sets"])
+            backend = select_backend(case, tensors)
+            for row in rows:
+                entry = {"id": row["id"], "status": "error", "backend": backend}
+                try:
+                    call = make_call(case, row["pass"], tensors)
+                    times = time_call(call, job["warmup"], job["reps"])
+                    entry["status"] = "ok"
+                    entry["medianMs"] = statistics.median(times)
+                    entry["reps"] = len(times)
+                    used = None if backend is None else ("Cudnn" in backend)
+                    if profile_mode == "all" or (profile_mode == "half" and dtype in ("f16", "bf16")):
+                        kernels = profile_kernels(call, 0)
+                        entry["kernels"] = kernels
+                        from_kernels = classify_kernels(kernels)
+                        if used is None or from_kernels is False:
+                            used = from_kernels if from_kernels is not None else used
+                    entry["usedCudnn"] = used
+                    log("  %s: %.4f ms (cuDNN: %s)" % (row["pass"], entry["medianMs"], used))
+                except Exception as error:  # noqa: BLE001 - one row failing must not end the run
+                    entry["note"] = ("%s: %s" % (type(error).__name__, error))[:400]
+                    log("  %s: %s" % (row["pass"], entry["note"]))
+                results["rows"].append(entry)
+        except Exception as error:  # noqa: BLE001 - e.g. out of memory allocating inputs
+            note = ("allocating inputs: %s: %s" % (type(error).__name__, error))[:400]
+            for row in rows:
+                results["rows"].append({"id": row["id"], "status": "error", "note": note})
+        finally:
+            del tensors
+            torch.cuda.empty_cache()
+        results["cudnn"]["libraries"] = cudnn_libraries()
+        if out_path:
+            write_results(results, out_path)
+
+    set_tf32(False)
+    for item in job.get("overhead", []):
+        case = item["case"]
+        calls = int(item.get("calls", 1000))
+        trials = int(item.get("trials", 5))
+        entry = {"id": item.get("id", case["name"]), "dtype": item["dtype"], "layout": item["layout"]}
+        try:
+            x, w, _ = make_tensors(case, item["dtype"], item["layout"], 1)[0]
+            args = (case["stride"], case["pad"], case["dil"], case["groups"])
+            for _ in range(50):
+                F.conv3d(x, w, None, *args)
+            torch.cuda.synchronize()
+            per_call = []
+            for _ in range(trials):
+                begin = time.perf_counter_ns()
+                for _ in range(calls):
+                    F.conv3d(x, w, None, *args)
+                end = time.perf_counter_ns()
+                torch.cuda.synchronize()
+                per_call.append((end - begin) / 1e3 / calls)
+            entry["trialsUs"] = per_call
+            entry["usPerCall"] = statistics.median(per_call)
+            log("host overhead %s %s: %.1f us/call" % (item["dtype"], item["layout"], entry["usPerCall"]))
+        except Exception as error:  # noqa: BLE001
+            entry["note"] = ("%s: %s" % (type(error).__name__, error))[:400]
+        results["overhead"].append(entry)
+
+    libraries = cudnn_libraries()
+    results["cudnn"]["libraries"] = libraries
+    main_library = [p for p in libraries if os.path.basename(p).startswith("libcudnn.so")]
+    results["cudnn"]["path"] = (main_library or libraries or [None])[0]
+    results["finished"] = True
+    write_results(results, out_path)
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("job", help="job JSON written by bench --vs-torch")
+    parser.add_argument("--out", help="write results here instead of stdout")
+    parser.add_argument("--check-job", action="store_true", help="validate the job and print a summary")
+    args = parser.parse_args(argv)
+    try:
+        job = load_job(args.job)
+    except (OSError, ValueError) as error:
+        log("torch_conv3d_bench: bad job %s: %s" % (args.job, error))
+        return 2
+    if args.check_job:
+        groups = group_rows(job["rows"])
+        print(json.dumps({"rows": len(job["rows"]), "groups": len(groups), "overhead": len(job["overhead"]),
+                          "ids": [row["id"] for row in job["rows"]],
+                          "outputDims": {row["case"]["name"]: output_dims(row["case"]) for row in job["rows"]}}))
+        return 0
+    return run(job, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

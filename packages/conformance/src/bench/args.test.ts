@@ -1,0 +1,173 @@
+import { InvalidArgumentError } from '@baracuda/types';
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs, QUICK_CASES } from './args.js';
+
+describe('parseBenchArgs', () => {
+  it('has the documented defaults', () => {
+    const o = parseBenchArgs([]);
+    expect(o.dtypes).toEqual(['f32', 'tf32', 'f16', 'bf16', 'f64']);
+    expect(o.layouts).toEqual(['ncdhw', 'ndhwc']);
+    expect(o.passes).toEqual(['fw', 'bwData', 'bwFilter']);
+    expect(o.modes).toEqual(['pinned', 'heuristic', 'autotune']);
+    expect(o.reps).toBe(30);
+    expect(o.warmup).toBe(5);
+    expect(o.vsTorch).toBe(false);
+    expect(o.python).toBe('python3');
+    expect(o.label).toBe('');
+    expect(o.cases).toBeUndefined();
+    expect(o.f64MaxMacs).toBe(4e9);
+    expect(o.pinnedBudgetMs).toBe(1500);
+    expect(o.timeBudgetS).toBe(0);
+    expect(o.torchTimeoutS).toBe(420);
+    expect(o.suite).toBeUndefined();
+    expect(o.out).toBeUndefined();
+  });
+
+  it('reads every flag, in both --flag value and --flag=value forms', () => {
+    const o = parseBenchArgs([
+      '--suite',
+      's.json',
+      '--dtypes=f16,bf16',
+      '--layouts',
+      'ndhwc',
+      '--passes',
+      'fw,bwFilter',
+      '--algos',
+      'heuristic',
+      '--reps',
+      '40',
+      '--warmup=0',
+      '--vs-torch',
+      '--python',
+      '/opt/torch/.venv/bin/python',
+      '--torch-script',
+      'x.py',
+      '--out',
+      'res',
+      '--label',
+      'torch-cudnn',
+      '--cases',
+      'c3d-conv2, pointwise',
+      '--f64-max-macs',
+      '1e9',
+      '--pinned-budget-ms',
+      '250',
+      '--time-budget-s',
+      '90',
+      '--torch-timeout-s',
+      '60',
+    ]);
+    expect(o).toMatchObject({
+      suite: 's.json',
+      dtypes: ['f16', 'bf16'],
+      layouts: ['ndhwc'],
+      passes: ['fw', 'bwFilter'],
+      modes: ['heuristic'],
+      reps: 40,
+      warmup: 0,
+      vsTorch: true,
+      python: '/opt/torch/.venv/bin/python',
+      torchScript: 'x.py',
+      out: 'res',
+      label: 'torch-cudnn',
+      cases: ['c3d-conv2', 'pointwise'],
+      f64MaxMacs: 1e9,
+      pinnedBudgetMs: 250,
+      timeBudgetS: 90,
+      torchTimeoutS: 60,
+    });
+  });
+
+  it('--quick narrows cases and budgets unless overridden', () => {
+    const quick = parseBenchArgs(['--quick']);
+    expect(quick.cases).toEqual([...QUICK_CASES]);
+    expect(quick.warmup).toBe(3);
+    expect(quick.pinnedBudgetMs).toBe(500);
+    expect(quick.timeBudgetS).toBe(150);
+    expect(quick.reps).toBe(30);
+    const overridden = parseBenchArgs(['--quick', '--cases', 'dilated', '--time-budget-s', '0']);
+    expect(overridden.cases).toEqual(['dilated']);
+    expect(overridden.timeBudgetS).toBe(0);
+  });
+
+  it('dedupes list entries', () => {
+    expect(parseBenchArgs(['--dtypes', 'f16,f16,f32']).dtypes).toEqual(['f16', 'f32']);
+  });
+
+  const bad: Array<[string[], string]> = [
+    [
+      ['--dtypes', 'f8'],
+      'Expected one of f32, tf32, f16, bf16, f64 for --dtypes but received "f8" of type string',
+    ],
+    [
+      ['--dtypes', ','],
+      'Expected a comma-separated list of f32, tf32, f16, bf16, f64 for --dtypes but received "," of type string',
+    ],
+    [
+      ['--layouts', 'nchw'],
+      'Expected one of ncdhw, ndhwc for --layouts but received "nchw" of type string',
+    ],
+    [
+      ['--passes', 'bw'],
+      'Expected one of fw, bwData, bwFilter for --passes but received "bw" of type string',
+    ],
+    [
+      ['--algos', 'fastest'],
+      'Expected one of pinned, heuristic, autotune for --algos but received "fastest" of type string',
+    ],
+    [['--reps', '3.5'], 'Expected a positive integer for --reps but received "3.5" of type string'],
+    [['--reps', '0'], 'Expected a positive integer for --reps but received "0" of type string'],
+    [
+      ['--reps', 'many'],
+      'Expected a positive integer for --reps but received "many" of type string',
+    ],
+    [
+      ['--warmup', '-1'],
+      'Expected a non-negative integer for --warmup but received "-1" of type string',
+    ],
+    [
+      ['--warmup=-1'],
+      'Expected a non-negative integer for --warmup but received "-1" of type string',
+    ],
+    [
+      ['--f64-max-macs', 'NaN'],
+      'Expected a non-negative number for --f64-max-macs but received "NaN" of type string',
+    ],
+    [
+      ['--pinned-budget-ms', '0'],
+      'Expected a positive number for --pinned-budget-ms but received "0" of type string',
+    ],
+    [['--reps'], 'Expected a value for --reps but received undefined'],
+    [
+      ['--out', '--vs-torch'],
+      'Expected a value for --out but received "--vs-torch" of type string',
+    ],
+    [
+      ['--fast'],
+      'Expected a known bench flag (see --help) for argument 1 but received "--fast" of type string',
+    ],
+    [
+      ['c3d'],
+      'Expected a flag starting with -- (see --help) for argument 1 but received "c3d" of type string',
+    ],
+    [['--vs-torch=yes'], 'Expected no value for --vs-torch but received "yes" of type string'],
+    [
+      ['--label', 'a b'],
+      'Expected letters, digits, dot, dash or underscore for --label but received "a b" of type string',
+    ],
+    [
+      ['--cases', ' , '],
+      'Expected a comma-separated list of case names for --cases but received " , " of type string',
+    ],
+  ];
+  it.each(bad)('rejects %j with an exact message', (argv, message) => {
+    let caught: unknown;
+    try {
+      parseBenchArgs(argv);
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidArgumentError.isInstance(caught)).toBe(true);
+    expect((caught as Error).message).toBe(message);
+  });
+});

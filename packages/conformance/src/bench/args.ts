@@ -1,0 +1,254 @@
+/**
+ * Command-line parsing for `bench`. Pure: no I/O, typed errors for bad input.
+ */
+import { InvalidArgumentError } from '@baracuda/types';
+import {
+  ALL_DTYPES,
+  ALL_LAYOUTS,
+  ALL_MODES,
+  ALL_PASSES,
+  type BenchDtype,
+  type BenchLayout,
+  type BenchMode,
+  type BenchPass,
+} from './types.js';
+
+/** Options of the `bench` command, after parsing. */
+export interface BenchOptions {
+  /** A suite file in the shared suite's format. Defaults to `the shared conv3d suite`. */
+  suite: string | undefined;
+  /** Defaults to `f32,tf32,f16,bf16,f64`. */
+  dtypes: BenchDtype[];
+  /** ndhwc applies to f16 and bf16 only. Defaults to `ncdhw,ndhwc`. */
+  layouts: BenchLayout[];
+  /** Defaults to `fw,bwData,bwFilter`. */
+  passes: BenchPass[];
+  /** Defaults to `pinned,heuristic,autotune`. */
+  modes: BenchMode[];
+  /** Timed repetitions per mode (the median is reported). Defaults to `30`. */
+  reps: number;
+  /** Untimed calls before timing. Defaults to `5` (`3` with `--quick`). */
+  warmup: number;
+  /** Also time the same rows with PyTorch. Defaults to `false`. */
+  vsTorch: boolean;
+  /** Python interpreter with torch. Defaults to `python3`. */
+  python: string;
+  /** Path of torch_conv3d_bench.py. Defaults to `found next to the package or the bundle`. */
+  torchScript: string | undefined;
+  /** Output folder. Defaults to `packages/conformance/bench-results`. */
+  out: string | undefined;
+  /** A label written into every output and the file names, e.g. `system` or `torch-cudnn`. Defaults to `""`. */
+  label: string;
+  /** Only these case names. Defaults to `every case` (`--quick`: a representative subset). */
+  cases: string[] | undefined;
+  /** f64 runs only on cases with at most this many MACs. Defaults to `4e9`. */
+  f64MaxMacs: number;
+  /** Total time the pinned mode may spend per row before it is capped or skipped. Defaults to `1500` (`500` with `--quick`). */
+  pinnedBudgetMs: number;
+  /** Stop starting new rows after this many seconds (0: no limit). Defaults to `0` (`150` with `--quick`). */
+  timeBudgetS: number;
+  /** Kill the PyTorch script after this many seconds. Defaults to `420`. */
+  torchTimeoutS: number;
+  /** Fewer cases, shorter warm-up, tighter budgets: fits one comparison in ~3-4 minutes. Defaults to `false`. */
+  quick: boolean;
+  /** Print the usage and exit. Defaults to `false`. */
+  help: boolean;
+}
+
+/** Cases `--quick` keeps (when `--cases` is not given): one of each kind of shape. */
+export const QUICK_CASES: readonly string[] = [
+  'c3d-conv2',
+  'unet3d-bottleneck',
+  'videomae-patch',
+  'x3d-depthwise',
+  'pointwise',
+  'resnext3d-grouped',
+];
+
+export const BENCH_USAGE = `Usage: bench [options]
+
+Times conv3d rows (case × dtype × layout × pass) for each algorithm mode with CUDA events,
+reports TFLOP/s and the fraction of the roofline floor, and with --vs-torch compares to PyTorch.
+
+Options:
+  --suite <file.json>       suite in the shared format (default: the shared conv3d suite)
+  --cases <a,b,...>         only these case names
+  --dtypes <list>           f32,tf32,f16,bf16,f64 (default: all; f64 only on small cases)
+  --layouts <list>          ncdhw,ndhwc (ndhwc applies to f16/bf16; default: both)
+  --passes <list>           fw,bwData,bwFilter (default: all)
+  --algos <list>            pinned,heuristic,autotune (default: all)
+  --reps <n>                timed repetitions per mode, median reported (default: 30)
+  --warmup <n>              untimed calls first (default: 5)
+  --f64-max-macs <n>        f64 only on cases with at most n MACs (default: 4e9)
+  --pinned-budget-ms <n>    cap pinned mode's time per row (default: 1500)
+  --time-budget-s <n>       start no new rows after n seconds, 0 = no limit (default: 0)
+  --vs-torch                also time PyTorch (python3 + torch) on the same rows
+  --python <exe>            python with torch (default: python3)
+  --torch-script <file>     path of torch_conv3d_bench.py (default: found automatically)
+  --torch-timeout-s <n>     kill the PyTorch script after n seconds (default: 420)
+  --out <dir>               output folder (default: packages/conformance/bench-results)
+  --label <text>            label for this run, in the outputs and file names
+  --quick                   representative cases, warm-up 3, pinned budget 500 ms, time budget 150 s
+  --help                    this text
+`;
+
+const FLAGS_WITH_VALUE = new Set([
+  'suite',
+  'cases',
+  'dtypes',
+  'layouts',
+  'passes',
+  'algos',
+  'reps',
+  'warmup',
+  'f64-max-macs',
+  'pinned-budget-ms',
+  'time-budget-s',
+  'python',
+  'torch-script',
+  'torch-timeout-s',
+  'out',
+  'label',
+]);
+const BOOLEAN_FLAGS = new Set(['vs-torch', 'quick', 'help']);
+
+function parseList<T extends string>(flag: string, raw: string, allowed: readonly T[]): T[] {
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (items.length === 0) {
+    throw new InvalidArgumentError(
+      `--${flag}`,
+      `a comma-separated list of ${allowed.join(', ')}`,
+      raw,
+    );
+  }
+  const out: T[] = [];
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) {
+      throw new InvalidArgumentError(`--${flag}`, `one of ${allowed.join(', ')}`, item);
+    }
+    if (!out.includes(item as T)) out.push(item as T);
+  }
+  return out;
+}
+
+type NumberKind =
+  | 'positive integer'
+  | 'non-negative integer'
+  | 'non-negative number'
+  | 'positive number';
+
+function parseNumber(flag: string, raw: string, kind: NumberKind): number {
+  const trimmed = raw.trim();
+  const value = trimmed === '' ? Number.NaN : Number(trimmed);
+  const ok =
+    kind === 'positive integer'
+      ? Number.isSafeInteger(value) && value > 0
+      : kind === 'non-negative integer'
+        ? Number.isSafeInteger(value) && value >= 0
+        : kind === 'positive number'
+          ? Number.isFinite(value) && value > 0
+          : Number.isFinite(value) && value >= 0;
+  if (!ok) throw new InvalidArgumentError(`--${flag}`, `a ${kind}`, raw);
+  return value;
+}
+
+/**
+ * Parse `bench` arguments (argv after the command name).
+ * Throws InvalidArgumentError naming the flag, what was expected and what was received.
+ */
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  const values = new Map<string, string>();
+  const booleans = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) {
+      throw new InvalidArgumentError(
+        `argument ${i + 1}`,
+        'a flag starting with -- (see --help)',
+        arg,
+      );
+    }
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    if (BOOLEAN_FLAGS.has(name)) {
+      if (eq >= 0) throw new InvalidArgumentError(`--${name}`, 'no value', arg.slice(eq + 1));
+      booleans.add(name);
+      continue;
+    }
+    if (!FLAGS_WITH_VALUE.has(name)) {
+      throw new InvalidArgumentError(`argument ${i + 1}`, 'a known bench flag (see --help)', arg);
+    }
+    let value: string | undefined;
+    if (eq >= 0) {
+      value = arg.slice(eq + 1);
+    } else {
+      value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) {
+        throw new InvalidArgumentError(`--${name}`, 'a value', value);
+      }
+      i++;
+    }
+    values.set(name, value);
+  }
+
+  const quick = booleans.has('quick');
+  const get = (name: string): string | undefined => values.get(name);
+  const number = (name: string, kind: NumberKind, fallback: number): number => {
+    const raw = get(name);
+    return raw === undefined ? fallback : parseNumber(name, raw, kind);
+  };
+  const list = <T extends string>(name: string, allowed: readonly T[]): T[] => {
+    const raw = get(name);
+    return raw === undefined ? [...allowed] : parseList(name, raw, allowed);
+  };
+
+  const casesRaw = get('cases');
+  let cases: string[] | undefined;
+  if (casesRaw !== undefined) {
+    cases = casesRaw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
+    if (cases.length === 0) {
+      throw new InvalidArgumentError('--cases', 'a comma-separated list of case names', casesRaw);
+    }
+  } else if (quick) {
+    cases = [...QUICK_CASES];
+  }
+
+  const warmupRaw = get('warmup');
+  const label = get('label') ?? '';
+  if (label !== '' && !/^[A-Za-z0-9._-]+$/.test(label)) {
+    throw new InvalidArgumentError('--label', 'letters, digits, dot, dash or underscore', label);
+  }
+
+  return {
+    suite: get('suite'),
+    dtypes: list('dtypes', ALL_DTYPES),
+    layouts: list('layouts', ALL_LAYOUTS),
+    passes: list('passes', ALL_PASSES),
+    modes: list('algos', ALL_MODES),
+    reps: number('reps', 'positive integer', 30),
+    warmup:
+      warmupRaw === undefined
+        ? quick
+          ? 3
+          : 5
+        : parseNumber('warmup', warmupRaw, 'non-negative integer'),
+    vsTorch: booleans.has('vs-torch'),
+    python: get('python') ?? 'python3',
+    torchScript: get('torch-script'),
+    out: get('out'),
+    label,
+    cases,
+    f64MaxMacs: number('f64-max-macs', 'non-negative number', 4e9),
+    pinnedBudgetMs: number('pinned-budget-ms', 'positive number', quick ? 500 : 1500),
+    timeBudgetS: number('time-budget-s', 'non-negative number', quick ? 150 : 0),
+    torchTimeoutS: number('torch-timeout-s', 'positive number', 420),
+    quick,
+    help: booleans.has('help'),
+  };
+}

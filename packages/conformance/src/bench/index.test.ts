@@ -1,0 +1,192 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend } from './fake-backend.test-helpers.js';
+import { type BenchIo, defaultOutDir, outputPaths, runBench, torchTimeBudgetS } from './index.js';
+import type { BenchReport } from './types.js';
+
+function io(backend: FakeBackend | null, cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const value: BenchIo = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    openBackend: async () =>
+      backend
+        ? { backend }
+        : { unavailable: 'No CUDA GPU: libcuda.so.1 not found. Searched: libcuda.so.1.' },
+    cwd,
+  };
+  return { value, out, err };
+}
+
+describe('runBench', () => {
+  const cwd = mkdtempSync(path.join(tmpdir(), 'bench-run-'));
+
+  it('prints the usage for --help and exits 0 without opening a GPU', async () => {
+    const t = io(null, cwd);
+    expect(await runBench(['--help'], t.value)).toBe(0);
+    expect(t.out.join('')).toContain('Usage: bench [options]');
+  });
+
+  it('exits 2 with the exact message for a bad flag', async () => {
+    const t = io(null, cwd);
+    expect(await runBench(['--reps', 'x'], t.value)).toBe(2);
+    expect(t.err.join('')).toBe(
+      'bench: Expected a positive integer for --reps but received "x" of type string\nRun bench --help for the options.\n',
+    );
+  });
+
+  it('exits 2 for an unreadable suite, naming it', async () => {
+    const t = io(null, cwd);
+    expect(await runBench(['--suite', 'missing.json'], t.value)).toBe(2);
+    expect(t.err.join('')).toContain(
+      `bench: Expected a readable suite file or JSON text for suite but received "${path.join(cwd, 'missing.json')}`,
+    );
+  });
+
+  it('exits 2 when the filters leave nothing to run', async () => {
+    const t = io(null, cwd);
+    expect(await runBench(['--cases', 'nope'], t.value)).toBe(2);
+    expect(t.err.join('')).toMatch(/^bench: nothing to run\. Unknown case names ignored: nope/);
+  });
+
+  it('says there is no GPU and exits 1, measuring nothing', async () => {
+    const t = io(null, cwd);
+    expect(await runBench(['--dtypes', 'f16'], t.value)).toBe(1);
+    expect(t.err.join('')).toBe(
+      'bench: no GPU to benchmark on, so nothing was measured.\nNo CUDA GPU: libcuda.so.1 not found. Searched: libcuda.so.1.\n',
+    );
+  });
+
+  it('runs the shared suite on a backend and writes markdown, JSON and SVG with the label', async () => {
+    const backend = new FakeBackend({ timeMs: (g) => (g.dtype === 'f64' ? 3 : 0.5) });
+    const t = io(backend, cwd);
+    const out = path.join(cwd, 'results');
+    const code = await runBench(
+      [
+        '--cases',
+        'pointwise,x3d-depthwise',
+        '--algos',
+        'heuristic,autotune',
+        '--reps',
+        '3',
+        '--out',
+        out,
+        '--label',
+        'system',
+      ],
+      t.value,
+    );
+    expect(code).toBe(0);
+    expect(backend.disposed).toBe(true);
+    const paths = outputPaths(out, 'system');
+    for (const p of [paths.markdown, paths.json, paths.svg]) expect(existsSync(p)).toBe(true);
+    const report = JSON.parse(readFileSync(paths.json, 'utf8')) as BenchReport;
+    expect(report.label).toBe('system');
+    // 2 cases × (f32, tf32, f16×2, bf16×2, f64) × 3 passes: both cases are under the f64 budget.
+    expect(report.rows.length).toBe(2 * 7 * 3);
+    expect(report.rows[0]!.id).toBe('x3d-depthwise|f32|ncdhw|fw');
+    expect(report.rows.every((r) => r.modes.length === 2)).toBe(true);
+    expect(t.out.join('')).toBe(readFileSync(paths.markdown, 'utf8'));
+    expect(t.out.join('')).toContain('# conv3d benchmark — system');
+  });
+
+  it('with --vs-torch but no working python, still writes our results and exits 1', async () => {
+    const backend = new FakeBackend();
+    const t = io(backend, cwd);
+    const out = path.join(cwd, 'results-torch');
+    const code = await runBench(
+      [
+        '--cases',
+        'pointwise',
+        '--dtypes',
+        'f16',
+        '--layouts',
+        'ndhwc',
+        '--algos',
+        'heuristic',
+        '--reps',
+        '3',
+        '--out',
+        out,
+        '--vs-torch',
+        '--python',
+        '/no/python',
+      ],
+      t.value,
+    );
+    expect(code).toBe(1);
+    expect(t.err.join('')).toContain(
+      'bench: PyTorch was not compared: /no/python was not found; pass --python with the interpreter that has torch',
+    );
+    const report = JSON.parse(readFileSync(outputPaths(out, '').json, 'utf8')) as BenchReport;
+    expect(report.torchError).toBe(
+      '/no/python was not found; pass --python with the interpreter that has torch',
+    );
+    expect(report.rows.length).toBe(3);
+    expect(existsSync(outputPaths(out, '').torchJob)).toBe(true);
+  });
+
+  it('with --vs-torch and a script that answers, compares every row', async () => {
+    const backend = new FakeBackend({ timeMs: () => 0.5 });
+    const t = io(backend, cwd);
+    const out = path.join(cwd, 'results-fake-torch');
+    const fake = path.join(cwd, 'fake-torch.js');
+    writeFileSync(
+      fake,
+      `const fs = require('fs');
+const [job, , out] = process.argv.slice(2);
+const parsed = JSON.parse(fs.readFileSync(job, 'utf8'));
+fs.writeFileSync(out, JSON.stringify({ torch: '2.9.1', cudnn: { version: 91900, path: '/t/libcudnn.so.9' },
+  rows: parsed.rows.map((r) => ({ id: r.id, status: 'ok', medianMs: 1, usedCudnn: true })) }));
+`,
+    );
+    const code = await runBench(
+      [
+        '--cases',
+        'pointwise',
+        '--dtypes',
+        'bf16',
+        '--algos',
+        'heuristic',
+        '--reps',
+        '3',
+        '--out',
+        out,
+        '--vs-torch',
+        '--python',
+        process.execPath,
+        '--torch-script',
+        fake,
+        '--label',
+        'like-for-like',
+      ],
+      t.value,
+    );
+    expect(code).toBe(0);
+    const report = JSON.parse(
+      readFileSync(outputPaths(out, 'like-for-like').json, 'utf8'),
+    ) as BenchReport;
+    expect(report.rows.every((r) => Math.abs(r.ratioBest! - 0.505) < 1e-9)).toBe(true);
+    expect(report.summary?.goalEveryRow).toBe(true);
+    expect(report.summary?.goalGeomean).toBe(true);
+    expect(report.torch?.cudnn).toEqual({ version: '9.19.0', path: '/t/libcudnn.so.9' });
+    expect(readFileSync(outputPaths(out, 'like-for-like').svg, 'utf8')).toContain('like-for-like');
+  });
+
+  it('defaults the output folder to the package when run from the repo root', () => {
+    const repoRoot = path.resolve(__dirname, '../../../..');
+    expect(defaultOutDir(repoRoot)).toBe(
+      path.join(repoRoot, 'packages', 'conformance', 'bench-results'),
+    );
+    expect(defaultOutDir('/tmp')).toBe('/tmp/bench-results');
+  });
+
+  it('gives the PyTorch script a budget that ends before it would be killed', () => {
+    expect(torchTimeBudgetS({ timeBudgetS: 0, torchTimeoutS: 420 })).toBe(336);
+    expect(torchTimeBudgetS({ timeBudgetS: 100, torchTimeoutS: 420 })).toBe(100);
+    expect(torchTimeBudgetS({ timeBudgetS: 500, torchTimeoutS: 100 })).toBe(80);
+  });
+});

@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { summarize } from './compare.js';
+import { ok, PEAKS, row } from './fixtures.test-helpers.js';
+import {
+  formatMs,
+  mdCell,
+  modeCell,
+  renderMarkdown,
+  renderSvg,
+  rowNotes,
+  xmlEscape,
+} from './render.js';
+import type { BenchReport } from './types.js';
+
+function report(withTorch: boolean): BenchReport {
+  const rows = [
+    row(
+      'c3d-conv2|f16|ndhwc|fw',
+      [
+        { mode: 'pinned', status: 'unsupported', note: 'IMPLICIT_GEMM has no NDHWC | path' },
+        ok('heuristic', 0.25),
+        ok('autotune', 0.2),
+      ],
+      {
+        bestMs: 0.2,
+        bestMode: 'autotune',
+        tflops: 444.1,
+        floorMs: 0.15,
+        floorFraction: 0.75,
+        ...(withTorch
+          ? {
+              torch: { id: 'x', status: 'ok' as const, medianMs: 0.25, usedCudnn: true },
+              ratioBest: 0.8,
+              ratioByMode: { heuristic: 1, autotune: 0.8 },
+            }
+          : {}),
+      },
+    ),
+    row(
+      'c3d-conv2|bf16|ncdhw|bwData',
+      [
+        { mode: 'pinned', status: 'skipped', note: 'one call took 335.0 ms' },
+        { mode: 'heuristic', status: 'capped', medianMs: 12.5, reps: 4, note: 'slow' },
+        ok('autotune', 0.5),
+      ],
+      {
+        bestMs: 0.5,
+        bestMode: 'autotune',
+        ...(withTorch
+          ? {
+              torch: {
+                id: 'y',
+                status: 'ok' as const,
+                medianMs: 0.1,
+                usedCudnn: false,
+                backend: 'ConvBackend.Slow3d',
+              },
+              ratioBest: 5,
+            }
+          : {}),
+      },
+    ),
+    row('pointwise|f32|ncdhw|bwFilter', [{ mode: 'heuristic', status: 'error', note: 'boom' }]),
+  ];
+  const r: BenchReport = {
+    label: 'torch-cudnn',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    device: 'NVIDIA H200 (sm_90, 132 SMs)',
+    ours: { cudnn: { version: '9.19.0', path: '/opt/libcudnn.so.9' } },
+    settings: {
+      reps: 30,
+      warmup: 5,
+      dtypes: ['f16', 'bf16', 'f32'],
+      layouts: ['ncdhw', 'ndhwc'],
+      passes: ['fw', 'bwData', 'bwFilter'],
+      modes: ['pinned', 'heuristic', 'autotune'],
+      f64MaxMacs: 4e9,
+      pinnedBudgetMs: 1500,
+      rotateBelowBytes: 128 * 2 ** 20,
+    },
+    peaks: { ...PEAKS, gemmNotes: { f16: 'autotune ndhwc, 0.2500 ms' } },
+    overhead: [
+      {
+        id: 'tiny',
+        side: 'ours:heuristic',
+        dtype: 'f32',
+        layout: 'ncdhw',
+        usPerCall: 7.25,
+        trialsUs: [7, 7.25, 8],
+      },
+      {
+        id: 'tiny',
+        side: 'ours:pinned',
+        dtype: 'f16',
+        layout: 'ndhwc',
+        note: 'unsupported: no NDHWC',
+      },
+    ],
+    rows,
+    notes: ['f64 left out: big.'],
+  };
+  if (withTorch) {
+    r.torch = {
+      torchVersion: '2.9.1+cu128',
+      cudaVersion: '12.8',
+      cudnn: { version: '9.19.0', path: '/opt/torch/libcudnn.so.9' },
+      cudnnLibraries: [],
+      cudnnEnabled: true,
+      device: 'NVIDIA H200',
+    };
+    r.summary = summarize(rows);
+  }
+  return r;
+}
+
+describe('cells', () => {
+  it('formats milliseconds to about four significant digits', () => {
+    expect(formatMs(335.04)).toBe('335.0');
+    expect(formatMs(12.345)).toBe('12.35');
+    expect(formatMs(1.23456)).toBe('1.235');
+    expect(formatMs(0.018)).toBe('0.0180');
+  });
+  it('escapes markdown and XML', () => {
+    expect(mdCell('a|b\n c')).toBe('a\\|b c');
+    expect(xmlEscape('<a & "b">')).toBe('&lt;a &amp; &quot;b&quot;&gt;');
+  });
+  it('shows each mode status', () => {
+    expect(modeCell(undefined)).toBe('—');
+    expect(modeCell(ok('heuristic', 0.25))).toBe('0.2500');
+    expect(modeCell({ mode: 'pinned', status: 'capped', medianMs: 12.5, reps: 4 })).toBe(
+      '12.50 (capped, 4 reps)',
+    );
+    expect(modeCell({ mode: 'pinned', status: 'unsupported' })).toBe('unsupported');
+  });
+  it('lists why modes did not simply succeed', () => {
+    expect(rowNotes(report(false).rows[1]!)).toBe(
+      'pinned: skipped (one call took 335.0 ms); heuristic: capped (slow)',
+    );
+  });
+});
+
+describe('renderMarkdown', () => {
+  it('without PyTorch: header, peaks, overhead, rows, no torch columns', () => {
+    const md = renderMarkdown(report(false));
+    expect(md).toContain('# conv3d benchmark — torch-cudnn');
+    expect(md).toContain('- cuDNN (ours): 9.19.0 (/opt/libcudnn.so.9)');
+    expect(md).toContain('- copy bandwidth: 4.00 TB/s');
+    expect(md).toContain('peak achieved by a GEMM-shaped conv');
+    expect(md).toContain('  - f16: 600.0 TFLOP/s (autotune ndhwc, 0.2500 ms)');
+    expect(md).toContain('| tiny f32 ncdhw | ours:heuristic | 7.3 | 7.0, 7.3, 8.0 |  |');
+    expect(md).toContain(
+      '| case | dtype | layout | pass | pinned ms | heuristic ms | autotune ms | best | TFLOP/s | floor ms | % floor | notes |',
+    );
+    expect(md).toContain(
+      '| c3d-conv2 | f16 | ndhwc | fw | unsupported | 0.2500 | 0.2000 | autotune | 444.1 | 0.1500 | 75% | pinned: unsupported (IMPLICIT_GEMM has no NDHWC \\| path) |',
+    );
+    expect(md).toContain(
+      '| pointwise | f32 | ncdhw | bwFilter | — | error | — | — | — | — | — | heuristic: error (boom) |',
+    );
+    expect(md).not.toContain('best/torch');
+    expect(md).not.toContain('## Goals');
+    expect(md).toContain('- f64 left out: big.');
+  });
+
+  it('with PyTorch: versions, ratios, geomeans and goals', () => {
+    const md = renderMarkdown(report(true));
+    expect(md).toContain(
+      '- cuDNN (PyTorch): 9.19.0 (/opt/torch/libcudnn.so.9); torch 2.9.1+cu128, CUDA 12.8, cudnn.enabled=true',
+    );
+    expect(md).toContain(
+      '| torch ms | torch cuDNN | best/torch | pinned/torch | heuristic/torch | autotune/torch | notes |',
+    );
+    expect(md).toContain('| 0.2500 | yes | 0.80× | — | 1.00× | 0.80× |');
+    expect(md).toContain('| 0.1000 | no (ConvBackend.Slow3d) | 5.00× |');
+    expect(md).toContain('| all | 2.000× | 2 |');
+    expect(md).toContain('| torch-used-cudnn | 0.800× | 1 |');
+    expect(md).toContain(
+      '- best mode ≤ 1.00× PyTorch on every row where PyTorch used cuDNN (unknown counts as cuDNN): met',
+    );
+    expect(md).toContain('- geometric mean ≤ 0.90×: NOT met (2.000×)');
+  });
+});
+
+describe('renderSvg', () => {
+  it('draws one bar per compared row, a 1.0 line, and n/a for the rest', () => {
+    const svg = renderSvg(report(true));
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg.match(/<rect x=/g)?.length).toBe(2);
+    expect(svg).toContain('fill="#2e7d32" fill-opacity="1"');
+    expect(svg).toContain('fill="#c62828" fill-opacity="0.35"');
+    expect(svg).toContain('stroke-dasharray="4 3"');
+    expect(svg).toContain('1.0 = PyTorch');
+    expect(svg).toContain('▶ 5.00× (torch: no cuDNN)');
+    expect(svg).toContain('n/a (no time from us)');
+    expect(svg).toContain('— torch-cudnn — geomean 2.000×');
+    // Each case heading once.
+    expect(svg.match(/font-weight="bold">c3d-conv2</g)?.length).toBe(1);
+    // Balanced tags (a cheap well-formedness check).
+    const opens = (svg.match(/<(rect|text|line|title)\b/g) ?? []).length;
+    const closes = (svg.match(/<\/(rect|text|line|title)>|\/>/g) ?? []).length;
+    expect(opens).toBe(closes);
+  });
+  it('renders without any PyTorch data', () => {
+    const svg = renderSvg(report(false));
+    expect(svg.match(/<rect x=/g)).toBeNull();
+    expect(svg).toContain('n/a (no time from PyTorch)');
+  });
+});

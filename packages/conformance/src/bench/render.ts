@@ -1,0 +1,264 @@
+/**
+ * Renders a bench report as a markdown document and a hand-written SVG chart. Pure.
+ */
+import type { BenchMode, BenchReport, BenchRowResult, ModeResult } from './types.js';
+
+/** Milliseconds with about four significant digits. */
+export function formatMs(ms: number): string {
+  if (ms >= 100) return ms.toFixed(1);
+  if (ms >= 10) return ms.toFixed(2);
+  if (ms >= 1) return ms.toFixed(3);
+  return ms.toFixed(4);
+}
+
+function formatRatio(r: number | undefined): string {
+  return typeof r === 'number' ? `${r.toFixed(2)}×` : '—';
+}
+
+/** A markdown table cell: pipes escaped, newlines flattened. */
+export function mdCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+}
+
+/** One mode's cell: the median, or what happened instead. */
+export function modeCell(m: ModeResult | undefined): string {
+  if (!m) return '—';
+  switch (m.status) {
+    case 'ok':
+      return formatMs(m.medianMs!);
+    case 'capped':
+      return `${formatMs(m.medianMs!)} (capped, ${m.reps} reps)`;
+    default:
+      return m.status;
+  }
+}
+
+/** Notes for a row: every mode that did not simply succeed, with its reason. */
+export function rowNotes(row: BenchRowResult): string {
+  const notes = row.modes
+    .filter((m) => m.status !== 'ok' && m.note)
+    .map((m) => `${m.mode}: ${m.status} (${m.note})`);
+  if (row.torch && row.torch.status !== 'ok') {
+    notes.push(`torch: ${row.torch.status}${row.torch.note ? ` (${row.torch.note})` : ''}`);
+  }
+  return notes.join('; ');
+}
+
+function cudnnText(identity: { version: string | null; path: string | null }): string {
+  return `${identity.version ?? 'unknown version'} (${identity.path ?? 'unknown path'})`;
+}
+
+function torchCudnnCell(row: BenchRowResult): string {
+  const used = row.torch?.usedCudnn;
+  if (used === true) return 'yes';
+  if (used === false) return `no${row.torch?.backend ? ` (${row.torch.backend})` : ''}`;
+  return row.torch ? '?' : '—';
+}
+
+const GEMM_SHAPE = 'n=1, 4096→4096 channels, 1×64×64, k=1×1×1';
+
+/** The whole report as markdown: header, peaks, host overhead, the row table, geomeans, goals. */
+export function renderMarkdown(report: BenchReport): string {
+  const out: string[] = [];
+  const modes = report.settings.modes;
+  const hasTorch = report.rows.some((r) => r.torch);
+  out.push(`# conv3d benchmark${report.label ? ` — ${report.label}` : ''}`, '');
+  out.push(`- label: ${report.label || '(none)'}`);
+  out.push(`- started: ${report.startedAt}`);
+  out.push(`- device: ${report.device}`);
+  out.push(`- cuDNN (ours): ${cudnnText(report.ours.cudnn)}`);
+  if (report.torch) {
+    const t = report.torch;
+    out.push(
+      `- cuDNN (PyTorch): ${cudnnText(t.cudnn)}; torch ${t.torchVersion ?? '?'}, CUDA ${t.cudaVersion ?? '?'}, cudnn.enabled=${t.cudnnEnabled ?? '?'}`,
+    );
+  } else if (report.torchError) {
+    out.push(`- PyTorch: not compared (${mdCell(report.torchError)})`);
+  }
+  const s = report.settings;
+  out.push(
+    `- timing: CUDA events per call, warm-up ${s.warmup}, median of ${s.reps} reps; inputs rotated among sets while one set is below ${(s.rotateBelowBytes / 2 ** 20).toFixed(0)} MiB; pinned mode capped at ${s.pinnedBudgetMs} ms per row; f64 only up to ${s.f64MaxMacs.toExponential(1)} MACs`,
+  );
+  out.push('', '## Peaks measured in this run', '');
+  const bw = report.peaks.copyBytesPerS;
+  out.push(
+    `- copy bandwidth: ${bw ? `${(bw / 1e12).toFixed(2)} TB/s` : 'not measured'} (device-to-device copy, bytes read + written / time, median)`,
+  );
+  out.push(
+    `- compute: peak achieved by a GEMM-shaped conv (${GEMM_SHAPE}) through our best plan, not a datasheet figure:`,
+  );
+  for (const dtype of s.dtypes) {
+    const f = report.peaks.gemmFlopsPerS[dtype];
+    const note = report.peaks.gemmNotes[dtype];
+    out.push(
+      `  - ${dtype}: ${f ? `${(f / 1e12).toFixed(1)} TFLOP/s` : 'not measured'}${note ? ` (${mdCell(note)})` : ''}`,
+    );
+  }
+  out.push(
+    '- floor = max(FLOPs / compute peak, bytes / copy bandwidth), bytes = x + w + y once at the dtype size; "% floor" = floor / best time (over 100% means the row beat the GEMM-shaped reference).',
+  );
+
+  if (report.overhead.length > 0) {
+    out.push('', '## Host overhead: runFw on a tiny problem, 1,000 calls without sync', '');
+    out.push(
+      '| problem | side | µs per call (median) | trials (µs) | note |',
+      '|---|---|---:|---|---|',
+    );
+    for (const o of report.overhead) {
+      out.push(
+        `| ${o.id} ${o.dtype} ${o.layout} | ${o.side} | ${typeof o.usPerCall === 'number' ? o.usPerCall.toFixed(1) : '—'} | ${(o.trialsUs ?? []).map((v) => v.toFixed(1)).join(', ')} | ${mdCell(o.note ?? '')} |`,
+      );
+    }
+  }
+
+  out.push('', '## Rows (ms per call, median)', '');
+  const head = [
+    'case',
+    'dtype',
+    'layout',
+    'pass',
+    ...modes.map((m) => `${m} ms`),
+    'best',
+    'TFLOP/s',
+    'floor ms',
+    '% floor',
+  ];
+  if (hasTorch)
+    head.push('torch ms', 'torch cuDNN', 'best/torch', ...modes.map((m) => `${m}/torch`));
+  head.push('notes');
+  out.push(`| ${head.join(' | ')} |`);
+  out.push(
+    `|${head.map((h, i) => (i < 4 || h === 'best' || h === 'torch cuDNN' || h === 'notes' ? '---' : '---:')).join('|')}|`,
+  );
+  for (const row of report.rows) {
+    const cells = [row.case, row.dtype, row.layout, row.pass];
+    for (const m of modes) cells.push(modeCell(row.modes.find((r) => r.mode === m)));
+    cells.push(row.bestMode ?? '—');
+    cells.push(typeof row.tflops === 'number' ? row.tflops.toFixed(1) : '—');
+    cells.push(typeof row.floorMs === 'number' ? formatMs(row.floorMs) : '—');
+    cells.push(
+      typeof row.floorFraction === 'number' ? `${(row.floorFraction * 100).toFixed(0)}%` : '—',
+    );
+    if (hasTorch) {
+      cells.push(typeof row.torch?.medianMs === 'number' ? formatMs(row.torch.medianMs) : '—');
+      cells.push(torchCudnnCell(row));
+      cells.push(formatRatio(row.ratioBest));
+      for (const m of modes) cells.push(formatRatio(row.ratioByMode?.[m as BenchMode]));
+    }
+    cells.push(rowNotes(row));
+    out.push(`| ${cells.map(mdCell).join(' | ')} |`);
+  }
+
+  if (report.summary) {
+    const sum = report.summary;
+    out.push('', '## Geometric means of ours / PyTorch', '');
+    out.push('| scope | best mode | rows |', '|---|---:|---:|');
+    for (const e of sum.best) out.push(`| ${e.scope} | ${e.geomean.toFixed(3)}× | ${e.count} |`);
+    for (const e of sum.byMode) out.push(`| ${e.scope} | ${e.geomean.toFixed(3)}× | ${e.count} |`);
+    const overall = sum.best.find((e) => e.scope === 'all');
+    out.push('', '## Goals', '');
+    out.push(
+      `- best mode ≤ 1.00× PyTorch on every row where PyTorch used cuDNN (unknown counts as cuDNN): ${sum.goalEveryRow ? 'met' : `NOT met (${sum.losses.length} rows slower)`}`,
+    );
+    out.push(
+      `- geometric mean ≤ 0.90×: ${sum.goalGeomean ? 'met' : 'NOT met'} (${overall ? `${overall.geomean.toFixed(3)}×` : 'no compared rows'})`,
+    );
+    if (sum.losses.length > 0) out.push(`- slower rows: ${sum.losses.join(', ')}`);
+  }
+  if (report.notes.length > 0) {
+    out.push('', '## Notes', '');
+    for (const n of report.notes) out.push(`- ${mdCell(n)}`);
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+/** Escape text for SVG. */
+export function xmlEscape(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+}
+
+const BAR_HEIGHT = 12;
+const ROW_HEIGHT = 16;
+const LABEL_WIDTH = 230;
+const PLOT_WIDTH = 560;
+const RIGHT_MARGIN = 120;
+
+/**
+ * A horizontal bar chart of best/torch per row, grouped by case, with a dashed 1.0 line.
+ * Green: faster than PyTorch; red: slower; faded: PyTorch did not use cuDNN on that row.
+ * Rows without a ratio are listed with the reason. Ratios past the axis are clipped and labelled.
+ */
+export function renderSvg(report: BenchReport): string {
+  // The runner emits rows grouped by case already (case, then dtype, layout, pass).
+  const rows = report.rows;
+  const ratios = rows.map((r) => r.ratioBest).filter((v): v is number => typeof v === 'number');
+  const maxRatio = ratios.length > 0 ? Math.max(...ratios) : 1;
+  const axisMax = Math.min(4, Math.max(1.5, Math.ceil(maxRatio * 2) / 2));
+  const scale = (v: number) => LABEL_WIDTH + (Math.min(v, axisMax) / axisMax) * PLOT_WIDTH;
+  const overall = report.summary?.best.find((e) => e.scope === 'all');
+  const title = `conv3d: ours (best mode) / PyTorch time per row${report.label ? ` — ${report.label}` : ''}${overall ? ` — geomean ${overall.geomean.toFixed(3)}×` : ''}`;
+
+  const body: string[] = [];
+  let y = 50;
+  let currentCase: string | null = null;
+  for (const row of rows) {
+    if (row.case !== currentCase) {
+      currentCase = row.case;
+      y += 6;
+      body.push(`<text x="8" y="${y + 10}" font-weight="bold">${xmlEscape(row.case)}</text>`);
+      y += ROW_HEIGHT;
+    }
+    const label = `${row.dtype} ${row.layout} ${row.pass}`;
+    body.push(
+      `<text x="${LABEL_WIDTH - 6}" y="${y + 10}" text-anchor="end">${xmlEscape(label)}</text>`,
+    );
+    if (typeof row.ratioBest === 'number') {
+      const r = row.ratioBest;
+      const color = r <= 1 ? '#2e7d32' : '#c62828';
+      const opacity = row.torch?.usedCudnn === false ? 0.35 : 1;
+      const width = Math.max(1, scale(r) - LABEL_WIDTH);
+      const clipped = r > axisMax;
+      body.push(
+        `<rect x="${LABEL_WIDTH}" y="${y}" width="${width.toFixed(1)}" height="${BAR_HEIGHT}" fill="${color}" fill-opacity="${opacity}"><title>${xmlEscape(`${row.id}: ${r.toFixed(3)}×`)}</title></rect>`,
+      );
+      const suffix = `${clipped ? '▶ ' : ''}${r.toFixed(2)}×${row.torch?.usedCudnn === false ? ' (torch: no cuDNN)' : ''}`;
+      body.push(`<text x="${(scale(r) + 4).toFixed(1)}" y="${y + 10}">${xmlEscape(suffix)}</text>`);
+    } else {
+      const why = row.bestMs === undefined ? 'no time from us' : 'no time from PyTorch';
+      body.push(
+        `<text x="${LABEL_WIDTH + 4}" y="${y + 10}" fill="#777">${xmlEscape(`n/a (${why})`)}</text>`,
+      );
+    }
+    y += ROW_HEIGHT;
+  }
+  const plotBottom = y + 4;
+  const height = plotBottom + 30;
+  const width = LABEL_WIDTH + PLOT_WIDTH + RIGHT_MARGIN;
+
+  const axis: string[] = [];
+  for (let t = 0; t <= axisMax + 1e-9; t += 0.5) {
+    const x = scale(t).toFixed(1);
+    axis.push(`<line x1="${x}" y1="40" x2="${x}" y2="${plotBottom}" stroke="#ddd"/>`);
+    axis.push(`<text x="${x}" y="${plotBottom + 16}" text-anchor="middle">${t.toFixed(1)}×</text>`);
+  }
+  const one = scale(1).toFixed(1);
+  axis.push(
+    `<line x1="${one}" y1="36" x2="${one}" y2="${plotBottom}" stroke="#000" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+  );
+  axis.push(`<text x="${one}" y="34" text-anchor="middle">1.0 = PyTorch</text>`);
+
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="8" y="18" font-size="14" font-weight="bold">${xmlEscape(title)}</text>`,
+    ...axis,
+    ...body,
+    '</svg>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,63 @@
+/**
+ * Expands a suite into benchmark groups and rows. Pure.
+ */
+import type { BenchOptions } from './args.js';
+import { convBytes, convMacs, layoutsFor, rotationSets } from './math.js';
+import type { BenchCase, BenchGroup } from './types.js';
+
+export interface PlannedGroups {
+  groups: BenchGroup[];
+  /** Human-readable notes on what was left out and why. */
+  notes: string[];
+}
+
+/**
+ * Every case × dtype × layout the options ask for, in suite order, each carrying its passes and
+ * rotation-set count. f64 is kept only for cases with at most `f64MaxMacs` MACs; ndhwc only for
+ * f16/bf16. Unknown `--cases` names are reported in the notes.
+ */
+export function planGroups(
+  cases: readonly BenchCase[],
+  options: Pick<BenchOptions, 'dtypes' | 'layouts' | 'passes' | 'cases' | 'f64MaxMacs'>,
+  rotateBelowBytes?: number,
+): PlannedGroups {
+  const notes: string[] = [];
+  let selected = [...cases];
+  if (options.cases) {
+    const wanted = new Set(options.cases);
+    const known = new Set(cases.map((c) => c.name));
+    const unknown = options.cases.filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      notes.push(
+        `Unknown case names ignored: ${unknown.join(', ')} (suite has ${[...known].join(', ')}).`,
+      );
+    }
+    selected = selected.filter((c) => wanted.has(c.name));
+  }
+  const groups: BenchGroup[] = [];
+  const f64Skipped: string[] = [];
+  for (const c of selected) {
+    const macs = convMacs(c);
+    for (const dtype of options.dtypes) {
+      if (dtype === 'f64' && macs > options.f64MaxMacs) {
+        f64Skipped.push(c.name);
+        continue;
+      }
+      for (const layout of layoutsFor(dtype, options.layouts)) {
+        groups.push({
+          case: c,
+          dtype,
+          layout,
+          passes: [...options.passes],
+          sets: rotationSets(convBytes(c, dtype), rotateBelowBytes),
+        });
+      }
+    }
+  }
+  if (f64Skipped.length > 0) {
+    notes.push(
+      `f64 runs only on cases with at most ${options.f64MaxMacs.toExponential(1)} MACs; left out: ${f64Skipped.join(', ')}.`,
+    );
+  }
+  return { groups, notes };
+}

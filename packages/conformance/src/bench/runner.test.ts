@@ -1,0 +1,269 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs } from './args.js';
+import { PEAK_GEMM_CASE } from './backend.js';
+import { FakeBackend } from './fake-backend.test-helpers.js';
+import { BIG, SMALL } from './fixtures.test-helpers.js';
+import { convFlops } from './math.js';
+import { planGroups } from './rows.js';
+import { benchGroup, decideCap, measureOverhead, measurePeaks, runBenchReport } from './runner.js';
+import type { BenchGroup } from './types.js';
+
+const group = (dtype: BenchGroup['dtype'], layout: BenchGroup['layout'] = 'ncdhw'): BenchGroup => ({
+  case: SMALL,
+  dtype,
+  layout,
+  passes: ['fw', 'bwData', 'bwFilter'],
+  sets: 4,
+});
+const timing = { reps: 30, warmup: 5, pinnedBudgetMs: 1500 };
+
+describe('decideCap', () => {
+  it('runs in full when warm-up + reps fit the budget', () => {
+    expect(decideCap(10, 1500, 5, 30)).toEqual({ action: 'full' });
+    expect(decideCap(1500 / 35, 1500, 5, 30)).toEqual({ action: 'full' });
+  });
+  it('caps the reps to what fits, at least 3', () => {
+    expect(decideCap(100, 1500, 5, 30)).toEqual({
+      action: 'capped',
+      warmup: 1,
+      reps: 14,
+      note: 'one call took 100.0 ms; 14 reps fit the 1500 ms budget per row',
+    });
+    expect(decideCap(375, 1500, 5, 30)).toMatchObject({ action: 'capped', reps: 3 });
+  });
+  it('skips when one call is over a quarter of the budget', () => {
+    expect(decideCap(335, 1000, 5, 30)).toEqual({
+      action: 'skip',
+      note: 'one call took 335.0 ms, over a quarter of the 1000 ms budget per row',
+    });
+  });
+});
+
+describe('benchGroup', () => {
+  it('times every pass in every mode with the warm-up and reps asked for', async () => {
+    const backend = new FakeBackend({
+      timeMs: (_g, pass, mode) => (mode === 'autotune' ? 0.5 : pass === 'fw' ? 1 : 2),
+    });
+    const results = await benchGroup(
+      group('f16', 'ndhwc'),
+      ['heuristic', 'autotune'],
+      timing,
+      backend,
+    );
+    expect(results.get('fw')).toEqual([
+      {
+        mode: 'heuristic',
+        status: 'ok',
+        medianMs: 1.01,
+        reps: 30,
+        algorithm: 'heuristic-fw-engine',
+      },
+      {
+        mode: 'autotune',
+        status: 'ok',
+        medianMs: 0.505,
+        reps: 30,
+        algorithm: 'autotune-fw-engine',
+      },
+    ]);
+    expect(results.get('bwData')![0]!.medianMs).toBeCloseTo(2.02, 12);
+    expect(backend.calls).toContain('small f16 ndhwc bwFilter autotune warmup=5 reps=30');
+    expect(backend.openSessions).toBe(0);
+    expect(backend.openPlans).toBe(0);
+  });
+
+  it('probes pinned first, then caps or skips it by the budget', async () => {
+    const backend = new FakeBackend({
+      timeMs: (_g, pass, mode) =>
+        mode !== 'pinned' ? 0.3 : pass === 'fw' ? 2 : pass === 'bwData' ? 400 : 100,
+    });
+    const results = await benchGroup(group('bf16'), ['pinned', 'heuristic'], timing, backend);
+    expect(results.get('fw')![0]).toMatchObject({ mode: 'pinned', status: 'ok', reps: 30 });
+    expect(results.get('bwData')![0]).toEqual({
+      mode: 'pinned',
+      status: 'skipped',
+      algorithm: 'pinned-bwData-engine',
+      note: 'one call took 400.0 ms, over a quarter of the 1500 ms budget per row',
+    });
+    expect(results.get('bwFilter')![0]).toMatchObject({
+      mode: 'pinned',
+      status: 'capped',
+      reps: 14,
+      note: 'one call took 100.0 ms; 14 reps fit the 1500 ms budget per row',
+    });
+    expect(backend.calls.filter((c) => c.includes('pinned'))).toEqual([
+      'small bf16 ncdhw fw pinned warmup=0 reps=1',
+      'small bf16 ncdhw fw pinned warmup=5 reps=30',
+      'small bf16 ncdhw bwData pinned warmup=0 reps=1',
+      'small bf16 ncdhw bwFilter pinned warmup=0 reps=1',
+      'small bf16 ncdhw bwFilter pinned warmup=1 reps=14',
+    ]);
+    // Heuristic is never probed nor capped.
+    expect(
+      backend.calls
+        .filter((c) => c.includes('heuristic'))
+        .every((c) => c.endsWith('warmup=5 reps=30')),
+    ).toBe(true);
+  });
+
+  it('records UnsupportedError as unsupported and other failures as errors, never as a time', async () => {
+    const backend = new FakeBackend({
+      selectFails: (_g, mode) =>
+        mode === 'pinned' ? 'unsupported' : mode === 'autotune' ? 'error' : undefined,
+      runFails: (_g, pass) =>
+        pass === 'bwFilter' ? 'unsupported' : pass === 'bwData' ? 'error' : undefined,
+    });
+    const results = await benchGroup(
+      group('f16', 'ndhwc'),
+      ['pinned', 'heuristic', 'autotune'],
+      timing,
+      backend,
+    );
+    expect(results.get('fw')).toEqual([
+      { mode: 'pinned', status: 'unsupported', note: 'pinned cannot run small' },
+      {
+        mode: 'heuristic',
+        status: 'ok',
+        medianMs: 1.01,
+        reps: 30,
+        algorithm: 'heuristic-fw-engine',
+      },
+      { mode: 'autotune', status: 'error', note: 'select autotune exploded' },
+    ]);
+    expect(results.get('bwFilter')![1]).toEqual({
+      mode: 'heuristic',
+      status: 'unsupported',
+      note: 'heuristic has no bwFilter algorithm',
+      algorithm: 'heuristic-bwFilter-engine',
+    });
+    expect(results.get('bwData')![1]).toMatchObject({ status: 'error', note: 'bwData failed' });
+    expect(backend.openPlans).toBe(0);
+  });
+
+  it('marks every mode of every pass when the inputs cannot be allocated', async () => {
+    const backend = new FakeBackend({ openFails: () => true });
+    const results = await benchGroup(group('f32'), ['heuristic'], timing, backend);
+    expect(results.get('fw')).toEqual([
+      { mode: 'heuristic', status: 'error', note: 'allocating inputs: out of memory' },
+    ]);
+  });
+});
+
+describe('measurePeaks and measureOverhead', () => {
+  it('takes the best GEMM-shaped time over non-pinned modes and layouts per dtype', async () => {
+    const backend = new FakeBackend({
+      timeMs: (g, _p, mode) => (g.layout === 'ndhwc' ? 0.2 : mode === 'autotune' ? 0.4 : 0.5),
+      copyBytesPerS: 3.9e12,
+    });
+    const { peaks, notes } = await measurePeaks(
+      { dtypes: ['f16', 'f32'], modes: ['pinned', 'heuristic', 'autotune'], ...timing },
+      backend,
+      () => {},
+    );
+    expect(notes).toEqual([]);
+    expect(peaks.copyBytesPerS).toBe(3.9e12);
+    const flops = convFlops(PEAK_GEMM_CASE);
+    expect(peaks.gemmFlopsPerS.f16).toBeCloseTo(flops / (0.202 * 1e-3), 0);
+    expect(peaks.gemmNotes.f16).toBe('heuristic ndhwc, 0.2020 ms');
+    expect(peaks.gemmFlopsPerS.f32).toBeCloseTo(flops / (0.404 * 1e-3), 0);
+    expect(backend.calls.some((c) => c.includes('pinned'))).toBe(false);
+  });
+
+  it('says why a dtype has no peak', async () => {
+    const backend = new FakeBackend({ selectFails: () => 'unsupported' });
+    const { peaks, notes } = await measurePeaks(
+      { dtypes: ['f64'], modes: ['heuristic'], ...timing },
+      backend,
+      () => {},
+    );
+    expect(peaks.gemmFlopsPerS.f64).toBeUndefined();
+    expect(notes).toEqual([
+      'No GEMM-shaped peak for f64: heuristic ncdhw: unsupported (heuristic cannot run peak-gemm-1x1x1)',
+    ]);
+  });
+
+  it('measures 1,000 calls × 5 trials for heuristic and pinned on each tiny problem', async () => {
+    const backend = new FakeBackend({
+      selectFails: (g, mode) =>
+        mode === 'pinned' && g.layout === 'ndhwc' ? 'unsupported' : undefined,
+    });
+    const overhead = await measureOverhead(backend);
+    expect(overhead.map((o) => [o.side, o.dtype, o.layout, o.usPerCall ?? o.note])).toEqual([
+      ['ours:heuristic', 'f32', 'ncdhw', 10],
+      ['ours:pinned', 'f32', 'ncdhw', 82],
+      ['ours:heuristic', 'f16', 'ndhwc', 10],
+      ['ours:pinned', 'f16', 'ndhwc', 'unsupported: pinned cannot run tiny'],
+    ]);
+    expect(backend.calls).toContain('overhead f32 ncdhw heuristic calls=1000 trials=5');
+  });
+});
+
+describe('runBenchReport', () => {
+  it('builds rows with metrics, stops at the time budget, and merges PyTorch', async () => {
+    let clock = 0;
+    const options = parseBenchArgs([
+      '--dtypes',
+      'f16',
+      '--algos',
+      'heuristic',
+      '--time-budget-s',
+      '10',
+      '--vs-torch',
+    ]);
+    const { groups, notes } = planGroups([SMALL, BIG], options);
+    expect(groups.length).toBe(4);
+    const backend = new FakeBackend({
+      timeMs: () => {
+        clock += 4000;
+        return 0.5;
+      },
+    });
+    const report = await runBenchReport(
+      groups,
+      [SMALL, BIG],
+      options,
+      {
+        backend,
+        log: () => {},
+        now: () => clock,
+        runTorch: async (g) => ({
+          info: {
+            torchVersion: '2.9.1',
+            cudaVersion: '12.8',
+            cudnn: { version: '9.19.0', path: '/torch/libcudnn.so.9' },
+            cudnnLibraries: [],
+            cudnnEnabled: true,
+            device: 'Fake',
+          },
+          rows: g.flatMap((gr) =>
+            gr.passes.map((p) => ({
+              id: `${gr.case.name}|${gr.dtype}|${gr.layout}|${p}`,
+              status: 'ok' as const,
+              medianMs: 1,
+              usedCudnn: true,
+            })),
+          ),
+          overhead: [
+            { id: 'tiny', side: 'torch (F.conv3d)', dtype: 'f32', layout: 'ncdhw', usPerCall: 30 },
+          ],
+        }),
+      },
+      notes,
+    );
+    expect(report.rows.length).toBe(12);
+    const skipped = report.rows.filter((r) => r.modes.every((m) => m.status === 'skipped'));
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(skipped[0]!.modes[0]!.note).toBe('time budget of 10 s reached');
+    expect(report.notes.some((n) => n.startsWith('Time budget of 10 s reached after'))).toBe(true);
+    const first = report.rows[0]!;
+    expect(first.id).toBe('small|f16|ncdhw|fw');
+    expect(first.ratioBest).toBeCloseTo(0.505, 12);
+    expect(first.tflops).toBeGreaterThan(0);
+    expect(first.floorFraction).toBeGreaterThan(0);
+    expect(report.summary?.best[0]?.scope).toBe('all');
+    expect(report.torch?.cudnn.version).toBe('9.19.0');
+    expect(report.overhead.map((o) => o.side)).toContain('torch (F.conv3d)');
+    expect(report.ours.cudnn.version).toBe('9.14.0');
+    expect(BIG.name).toBe('big');
+  });
+});

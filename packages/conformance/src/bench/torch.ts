@@ -1,0 +1,339 @@
+/**
+ * The PyTorch side: the job the python script reads, spawning it without blocking the event loop,
+ * and parsing what it writes back.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { InvalidArgumentError } from '@baracuda/types';
+import { rowId } from './math.js';
+import type {
+  BenchCase,
+  BenchDtype,
+  BenchGroup,
+  BenchLayout,
+  BenchPass,
+  OverheadResult,
+  TorchInfo,
+  TorchRowResult,
+} from './types.js';
+
+/** A case in the shared suite's JSON spelling, which the python script reads. */
+export interface TorchCase {
+  name: string;
+  n: number;
+  c_in: number;
+  c_out: number;
+  in: number[];
+  k: number[];
+  pad: number[];
+  stride: number[];
+  dil: number[];
+  groups: number;
+}
+
+export interface TorchJobRow {
+  id: string;
+  case: TorchCase;
+  dtype: BenchDtype;
+  layout: BenchLayout;
+  pass: BenchPass;
+  sets: number;
+}
+
+export interface TorchJobOverhead {
+  id: string;
+  case: TorchCase;
+  dtype: BenchDtype;
+  layout: BenchLayout;
+  calls: number;
+  trials: number;
+}
+
+/** The file the python script reads (format version 1). */
+export interface TorchJob {
+  version: 1;
+  label: string;
+  warmup: number;
+  reps: number;
+  /** Stop starting new rows after this many seconds (0: no limit). */
+  timeBudgetS: number;
+  /** Profile one iteration per row to see which kernels ran: none, half (f16/bf16 rows), all. */
+  profile: 'none' | 'half' | 'all';
+  rows: TorchJobRow[];
+  overhead: TorchJobOverhead[];
+}
+
+/** The tiny problem whose per-call host cost is measured on both sides. */
+export const TINY_CASE: BenchCase = {
+  name: 'tiny',
+  n: 1,
+  cIn: 8,
+  cOut: 8,
+  in: [8, 8, 8],
+  k: [3, 3, 3],
+  pad: [1, 1, 1],
+  stride: [1, 1, 1],
+  dil: [1, 1, 1],
+  groups: 1,
+};
+
+/** Tiny-problem variants measured for host overhead. */
+export const OVERHEAD_PROBLEMS: ReadonlyArray<{ dtype: BenchDtype; layout: BenchLayout }> = [
+  { dtype: 'f32', layout: 'ncdhw' },
+  { dtype: 'f16', layout: 'ndhwc' },
+];
+
+export const OVERHEAD_CALLS = 1000;
+export const OVERHEAD_TRIALS = 5;
+
+/** A case in the suite's JSON spelling. */
+export function toTorchCase(c: BenchCase): TorchCase {
+  return {
+    name: c.name,
+    n: c.n,
+    c_in: c.cIn,
+    c_out: c.cOut,
+    in: [...c.in],
+    k: [...c.k],
+    pad: [...c.pad],
+    stride: [...c.stride],
+    dil: [...c.dil],
+    groups: c.groups,
+  };
+}
+
+/** The job for the python script: the same rows, reps, warm-up and rotation sets as ours. */
+export function buildTorchJob(
+  groups: readonly BenchGroup[],
+  settings: {
+    label: string;
+    warmup: number;
+    reps: number;
+    timeBudgetS: number;
+    profile?: TorchJob['profile'];
+  },
+): TorchJob {
+  const rows: TorchJobRow[] = [];
+  for (const g of groups) {
+    for (const pass of g.passes) {
+      rows.push({
+        id: rowId({ case: g.case.name, dtype: g.dtype, layout: g.layout, pass }),
+        case: toTorchCase(g.case),
+        dtype: g.dtype,
+        layout: g.layout,
+        pass,
+        sets: g.sets,
+      });
+    }
+  }
+  return {
+    version: 1,
+    label: settings.label,
+    warmup: settings.warmup,
+    reps: settings.reps,
+    timeBudgetS: settings.timeBudgetS,
+    profile: settings.profile ?? 'half',
+    rows,
+    overhead: OVERHEAD_PROBLEMS.map((p) => ({
+      id: TINY_CASE.name,
+      case: toTorchCase(TINY_CASE),
+      dtype: p.dtype,
+      layout: p.layout,
+      calls: OVERHEAD_CALLS,
+      trials: OVERHEAD_TRIALS,
+    })),
+  };
+}
+
+export interface ParsedTorchResults {
+  info: TorchInfo;
+  rows: TorchRowResult[];
+  overhead: OverheadResult[];
+  errors: string[];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+
+/**
+ * Validate and convert the python script's JSON. Throws InvalidArgumentError when the top level is
+ * not the expected object; individual malformed rows are dropped with a message in `errors`.
+ */
+export function parseTorchResults(raw: unknown): ParsedTorchResults {
+  if (!isRecord(raw) || !Array.isArray(raw.rows)) {
+    throw new InvalidArgumentError('PyTorch results', 'an object with a rows array', raw);
+  }
+  const errors: string[] = [];
+  const cudnn = isRecord(raw.cudnn) ? raw.cudnn : {};
+  const cudnnVersion = cudnn.version;
+  const info: TorchInfo = {
+    torchVersion: str(raw.torch),
+    cudaVersion: str(raw.cuda),
+    cudnn: {
+      version:
+        typeof cudnnVersion === 'number' ? formatCudnnVersion(cudnnVersion) : str(cudnnVersion),
+      path: str(cudnn.path),
+    },
+    cudnnLibraries: Array.isArray(cudnn.libraries)
+      ? cudnn.libraries.filter((p): p is string => typeof p === 'string')
+      : [],
+    cudnnEnabled: typeof cudnn.enabled === 'boolean' ? cudnn.enabled : null,
+    device: str(raw.device),
+  };
+  const rows: TorchRowResult[] = [];
+  raw.rows.forEach((r, i) => {
+    if (!isRecord(r) || typeof r.id !== 'string') {
+      errors.push(`PyTorch row ${i} has no id; ignored`);
+      return;
+    }
+    const status = r.status === 'ok' || r.status === 'skipped' ? r.status : 'error';
+    const row: TorchRowResult = { id: r.id, status };
+    const ms = num(r.medianMs);
+    if (ms !== undefined) row.medianMs = ms;
+    else if (status === 'ok') {
+      row.status = 'error';
+      row.note = 'no medianMs in the PyTorch results';
+    }
+    const reps = num(r.reps);
+    if (reps !== undefined) row.reps = reps;
+    if (typeof r.usedCudnn === 'boolean' || r.usedCudnn === null) row.usedCudnn = r.usedCudnn;
+    if (typeof r.backend === 'string') row.backend = r.backend;
+    if (Array.isArray(r.kernels))
+      row.kernels = r.kernels.filter((k): k is string => typeof k === 'string');
+    if (typeof r.note === 'string' && !row.note) row.note = r.note;
+    rows.push(row);
+  });
+  const overhead: OverheadResult[] = [];
+  if (Array.isArray(raw.overhead)) {
+    for (const o of raw.overhead) {
+      if (!isRecord(o) || typeof o.id !== 'string') continue;
+      const entry: OverheadResult = {
+        id: o.id,
+        side: 'torch (F.conv3d)',
+        dtype: (o.dtype as BenchDtype) ?? 'f32',
+        layout: (o.layout as BenchLayout) ?? 'ncdhw',
+      };
+      const us = num(o.usPerCall);
+      if (us !== undefined) entry.usPerCall = us;
+      if (Array.isArray(o.trialsUs))
+        entry.trialsUs = o.trialsUs.filter((v): v is number => typeof v === 'number');
+      if (typeof o.note === 'string') entry.note = o.note;
+      overhead.push(entry);
+    }
+  }
+  if (Array.isArray(raw.errors)) {
+    for (const e of raw.errors) if (typeof e === 'string') errors.push(e);
+  }
+  return { info, rows, overhead, errors };
+}
+
+/** cuDNN's integer version (90100 or 91900 style) as `9.1.0` / `9.19.0`. */
+export function formatCudnnVersion(raw: number): string {
+  const major = Math.floor(raw / 10000);
+  const minor = Math.floor((raw % 10000) / 100);
+  const patch = raw % 100;
+  return `${major}.${minor}.${patch}`;
+}
+
+/**
+ * Where torch_conv3d_bench.py is: the explicit path, else next to the package (running from the
+ * repo root or the package), else next to the bundle. Returns null with the list searched.
+ */
+export function findTorchScript(
+  explicit: string | undefined,
+  cwd = process.cwd(),
+  here = typeof __dirname === 'string' ? __dirname : cwd,
+): { path: string | null; searched: string[] } {
+  const name = 'torch_conv3d_bench.py';
+  const candidates = explicit
+    ? [path.resolve(cwd, explicit)]
+    : [
+        path.join(cwd, 'packages', 'conformance', 'bench', name),
+        path.join(cwd, 'bench', name),
+        path.join(here, '..', 'bench', name),
+        path.join(here, '..', '..', 'bench', name),
+        path.join(here, 'bench', name),
+        path.join(here, name),
+      ];
+  for (const candidate of candidates)
+    if (existsSync(candidate)) return { path: candidate, searched: candidates };
+  return { path: null, searched: candidates };
+}
+
+export interface SpawnOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** A spawn failure (e.g. ENOENT for a missing interpreter). */
+  spawnError?: string;
+  stderrTail: string;
+}
+
+/**
+ * Run `python script jobPath --out resultPath` asynchronously. Its stderr is forwarded line by
+ * line through `onLine`; the child is killed (by its own pid) after `timeoutMs`.
+ */
+export function spawnTorchScript(
+  python: string,
+  script: string,
+  jobPath: string,
+  resultPath: string,
+  timeoutMs: number,
+  onLine: (line: string) => void = () => {},
+): Promise<SpawnOutcome> {
+  return new Promise((resolve) => {
+    let tail = '';
+    let pending = '';
+    let timedOut = false;
+    let settled = false;
+    const child = spawn(python, [script, jobPath, '--out', resultPath], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      tail = (tail + text).slice(-4000);
+      pending += text;
+      let nl = pending.indexOf('\n');
+      while (nl >= 0) {
+        onLine(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+        nl = pending.indexOf('\n');
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    const finish = (outcome: Omit<SpawnOutcome, 'stderrTail' | 'timedOut'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (pending) onLine(pending);
+      resolve({ ...outcome, timedOut, stderrTail: tail });
+    };
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      finish({
+        exitCode: null,
+        signal: null,
+        spawnError:
+          error.code === 'ENOENT'
+            ? `${python} was not found; pass --python with the interpreter that has torch`
+            : error.message,
+      });
+    });
+    child.on('close', (exitCode, signal) => finish({ exitCode, signal }));
+  });
+}
+
+/** Read and parse the results file the script wrote. */
+export function readTorchResults(resultPath: string): ParsedTorchResults {
+  return parseTorchResults(JSON.parse(readFileSync(resultPath, 'utf8')));
+}

@@ -1,0 +1,210 @@
+/**
+ * The one file that touches the real GPU packages. It adapts driver + cudnn-sys + kernels to
+ * the runner's `GpuApi`; TypeScript checks here that the contract in docs/ARCHITECTURE.md and
+ * the runner agree. The packages are imported lazily so that `--help`, the CPU demo and a
+ * machine without a GPU never load a native addon they do not need.
+ */
+import type { Stream } from '@baracuda/driver';
+import type { GpuApi, GpuOpenResult, GpuPlan, GpuStream, Pass, PlanRequest } from './gpu-api.js';
+import { storageElement } from './tolerances.js';
+
+/** Options of {@link openGpu}. */
+export interface OpenGpuOptions {
+  /** CUDA device ordinal. Defaults to `0`. */
+  ordinal?: number;
+}
+
+/** @internal Format a CUDA driver version number (12040 → "12.4"). */
+export function formatDriverVersion(version: number | null | undefined): string {
+  if (typeof version !== 'number' || !Number.isFinite(version)) return 'unknown';
+  return `${Math.floor(version / 1000)}.${(version % 1000) / 10}`;
+}
+
+/** @internal One line per search attempt, whatever shape the probe reports it in. */
+export function formatSearched(searched: unknown): string[] {
+  if (!Array.isArray(searched)) return [];
+  return searched.map((entry) => {
+    if (typeof entry === 'string') return `    ${entry}`;
+    if (entry && typeof entry === 'object') {
+      const { path, error } = entry as { path?: unknown; error?: unknown };
+      return `    ${String(path)}${error ? `: ${String(error)}` : ''}`;
+    }
+    return `    ${String(entry)}`;
+  });
+}
+
+/** @internal A readable name for whatever `Conv3dPlan.algorithm(pass)` returns. */
+export function describeAlgorithm(info: unknown): string {
+  if (info === null || info === undefined) return '?';
+  if (typeof info === 'string') return info;
+  if (typeof info === 'object') {
+    const record = info as Record<string, unknown>;
+    const path = typeof record.path === 'string' ? `${record.path}: ` : '';
+    for (const key of ['name', 'label', 'engine', 'algo']) {
+      const value = record[key];
+      if (typeof value === 'string' && value.length > 0) return `${path}${value}`;
+    }
+    return JSON.stringify(info, (_k, v) => (typeof v === 'bigint' ? `${v}` : v));
+  }
+  return String(info);
+}
+
+function firstLine(text: string | null | undefined): string {
+  return text ? (text.split('\n')[0] ?? text) : 'no reason given';
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function unavailable(reason: string, details: string[]): GpuOpenResult {
+  return { available: false, reason, details };
+}
+
+/**
+ * Open the first (or the given) GPU through the real packages. Never throws: a missing driver,
+ * cuDNN, addon or device comes back as `{available: false, reason, details}` where `details`
+ * lists what each probe searched.
+ */
+export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResult> {
+  const ordinal = options.ordinal ?? 0;
+  let driver: typeof import('@baracuda/driver');
+  let cudnn: typeof import('@baracuda/cudnn-sys');
+  let kernels: typeof import('@baracuda/kernels');
+  try {
+    driver = await import('@baracuda/driver');
+    cudnn = await import('@baracuda/cudnn-sys');
+    kernels = await import('@baracuda/kernels');
+  } catch (error) {
+    return unavailable(
+      'the baracuda GPU packages could not be loaded',
+      errorText(error).split('\n'),
+    );
+  }
+
+  const details: string[] = [];
+  let driverOk = false;
+  let cudnnOk = false;
+  let driverVersion = 'unknown';
+  try {
+    const probe = driver.probe();
+    driverVersion = formatDriverVersion(probe.driverVersion);
+    driverOk = probe.available && probe.deviceCount > ordinal;
+    details.push(
+      `CUDA driver: ${probe.available ? `available, version ${driverVersion}, ${probe.deviceCount} device(s), ${probe.libraryPath ?? ''}` : `unavailable: ${firstLine(probe.reason)}`}`,
+    );
+    if (!probe.available) {
+      const searched = formatSearched(probe.searched);
+      if (searched.length > 0) details.push('  searched:', ...searched);
+    } else if (!driverOk) {
+      details.push(`  device ordinal ${ordinal} does not exist (${probe.deviceCount} device(s))`);
+    }
+  } catch (error) {
+    details.push(`CUDA driver: probe failed: ${errorText(error)}`);
+  }
+  let cudnnVersion = 'unknown';
+  let cudnnPath = '';
+  try {
+    const probe = cudnn.probe();
+    if (probe.available && probe.version) {
+      cudnnVersion = `${probe.version.major}.${probe.version.minor}.${probe.version.patch}`;
+    }
+    cudnnPath = probe.libraryPath ?? '';
+    cudnnOk = probe.available;
+    details.push(
+      `cuDNN: ${probe.available ? `available, version ${cudnnVersion}, ${cudnnPath}` : `unavailable: ${firstLine(probe.reason)}`}`,
+    );
+    if (!probe.available) {
+      const tried = formatSearched(probe.tried);
+      if (tried.length > 0) details.push('  searched:', ...tried);
+    }
+  } catch (error) {
+    details.push(`cuDNN: probe failed: ${errorText(error)}`);
+  }
+  if (!driverOk || !cudnnOk) {
+    const missing = [!driverOk ? 'no usable CUDA GPU' : '', !cudnnOk ? 'no cuDNN 9' : '']
+      .filter(Boolean)
+      .join(' and ');
+    return unavailable(`${missing} found`, details);
+  }
+
+  try {
+    const device = driver.Device.get(ordinal);
+    const api: GpuApi = {
+      info: {
+        deviceName: device.name,
+        ordinal: device.ordinal,
+        computeCapability: `${device.computeCapability.major}.${device.computeCapability.minor}`,
+        totalMemory: device.totalMemory,
+        driverVersion,
+        cudnnVersion,
+        cudnnPath,
+      },
+      createStream: () => device.createStream({ nonBlocking: true }),
+      alloc: (byteLength) => driver.DeviceBuffer.alloc(byteLength, { device }),
+      createTimer: () => {
+        const begin = driver.Event.create(device, { timing: true });
+        const end = driver.Event.create(device, { timing: true });
+        return {
+          start: (stream) => begin.record(stream as Stream),
+          stop: (stream) => {
+            end.record(stream as Stream);
+            end.synchronizeSync();
+            return driver.Event.elapsedMs(begin, end);
+          },
+          dispose: () => {
+            begin.dispose();
+            end.dispose();
+          },
+        };
+      },
+      memoryInfo: () => device.memoryInfo(),
+      selectPlan: async (stream: GpuStream, request: PlanRequest): Promise<GpuPlan> => {
+        const p = request.problem;
+        const descriptor = kernels.Conv3dDescriptor.create({
+          batch: p.n,
+          cIn: p.cIn,
+          dIn: p.in[0],
+          hIn: p.in[1],
+          wIn: p.in[2],
+          cOut: p.cOut,
+          dFilt: p.k[0],
+          hFilt: p.k[1],
+          wFilt: p.k[2],
+          element: storageElement(request.dtype),
+        })
+          .withPadding(p.pad[0], p.pad[1], p.pad[2])
+          .withStride(p.stride[0], p.stride[1], p.stride[2])
+          .withDilation(p.dil[0], p.dil[1], p.dil[2])
+          .withGroups(p.groups)
+          .withLayout(p.layout);
+        const plan = await kernels.Conv3dPlan.select(stream as Stream, descriptor, {
+          algorithm: request.algorithm,
+          allowTf32: request.dtype === 'tf32',
+          deterministic: request.deterministic ?? false,
+        });
+        return {
+          workspaceSize: (pass: Pass) =>
+            pass === 'fw'
+              ? plan.queryFwWorkspaceSize()
+              : pass === 'bwData'
+                ? plan.queryBwDataWorkspaceSize()
+                : plan.queryBwFilterWorkspaceSize(),
+          run: (pass, { a, b, out, workspace, alpha, beta, stream: runStream }) => {
+            const common = { workspace, alpha, beta, stream: runStream as Stream };
+            if (pass === 'fw') plan.runFw({ x: a, w: b, y: out, ...common });
+            else if (pass === 'bwData') plan.runBwData({ dy: a, w: b, dx: out, ...common });
+            else plan.runDw({ x: a, dy: b, dw: out, ...common });
+          },
+          algorithmName: (pass) => describeAlgorithm(plan.algorithm(pass)),
+          deterministic: () => plan.precisionGuarantee().deterministic,
+          dispose: () => plan.dispose(),
+        };
+      },
+    };
+    return { available: true, api };
+  } catch (error) {
+    details.push(`opening device ${ordinal} failed: ${errorText(error)}`);
+    return unavailable(`device ${ordinal} could not be opened`, details);
+  }
+}

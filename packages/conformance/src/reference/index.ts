@@ -1,0 +1,24 @@
+export {
+  conv3dBackwardData,
+  conv3dBackwardDataAt,
+  conv3dBackwardFilter,
+  conv3dBackwardFilterAt,
+  conv3dForward,
+  conv3dForwardAt,
+} from './conv3d.js';
+export { convertLayout, type TensorRole } from './layout.js';
+export { dot, maxAbsDiff, relL2 } from './metrics.js';
+export {
+  type ConvPass,
+  type ConvProblem,
+  elementCounts,
+  type Layout,
+  macs,
+  macsPerPoint,
+  outputDims,
+  outputExtent,
+  pointsWithinBudget,
+  type Triple,
+  validateProblem,
+} from './problem.js';
+export { randomArray, seededRandom } from './random.js';

@@ -1,0 +1,193 @@
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError } from '@baracuda/types';
+import type { ConvProblem, Layout, Triple } from '../reference/problem.js';
+import { outputExtent } from '../reference/problem.js';
+
+/** One convolution shape of a suite, independent of dtype and layout. */
+export interface SuiteCase {
+  /** Unique within its suite; printed in result tables. */
+  readonly name: string;
+  /** Batch size N. */
+  readonly n: number;
+  /** Input channels C. */
+  readonly cIn: number;
+  /** Output channels K. */
+  readonly cOut: number;
+  /** Input extents `[D, H, W]`. */
+  readonly in: Triple;
+  /** Kernel extents `[kd, kh, kw]`. */
+  readonly k: Triple;
+  /** Zero padding per axis. Defaults to `[0, 0, 0]`. */
+  readonly pad: Triple;
+  /** Stride per axis. Defaults to `[1, 1, 1]`. */
+  readonly stride: Triple;
+  /** Dilation per axis. Defaults to `[1, 1, 1]`. */
+  readonly dil: Triple;
+  /** Group count, dividing both `cIn` and `cOut`. Defaults to `1`. */
+  readonly groups: number;
+}
+
+/** The problem a case poses in one layout. */
+export function toProblem(c: SuiteCase, layout: Layout): ConvProblem {
+  return {
+    n: c.n,
+    cIn: c.cIn,
+    cOut: c.cOut,
+    in: c.in,
+    k: c.k,
+    pad: c.pad,
+    stride: c.stride,
+    dil: c.dil,
+    groups: c.groups,
+    layout,
+  };
+}
+
+/** One line for humans: `n=8 c=64→128 in=16×56×56 k=3×3×3 pad=1,1,1 stride=2,2,2 groups=8`. */
+export function formatCase(c: SuiteCase): string {
+  const parts = [`n=${c.n}`, `c=${c.cIn}→${c.cOut}`, `in=${c.in.join('×')}`, `k=${c.k.join('×')}`];
+  if (c.pad.some((v) => v !== 0)) parts.push(`pad=${c.pad.join(',')}`);
+  if (c.stride.some((v) => v !== 1)) parts.push(`stride=${c.stride.join(',')}`);
+  if (c.dil.some((v) => v !== 1)) parts.push(`dil=${c.dil.join(',')}`);
+  if (c.groups !== 1) parts.push(`groups=${c.groups}`);
+  return parts.join(' ');
+}
+
+const FIELDS = ['name', 'n', 'c_in', 'c_out', 'in', 'k', 'pad', 'stride', 'dil', 'groups'] as const;
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function positive(value: unknown, name: string): number {
+  if (!isPositiveInteger(value)) throw new InvalidArgumentError(name, 'a positive integer', value);
+  return value;
+}
+
+function triple(value: unknown, name: string, allowZero: boolean, fallback: number): Triple {
+  if (value === undefined) return [fallback, fallback, fallback];
+  const what = allowZero ? 'non-negative integer' : 'positive integer';
+  if (!Array.isArray(value) || value.length !== 3) {
+    throw new InvalidArgumentError(name, `an array of 3 ${what}s`, value);
+  }
+  for (let axis = 0; axis < 3; axis++) {
+    const v: unknown = value[axis];
+    if (!(allowZero ? isNonNegativeInteger(v) : isPositiveInteger(v))) {
+      throw new InvalidArgumentError(`${name}[${axis}]`, `a ${what}`, v);
+    }
+  }
+  return [value[0], value[1], value[2]];
+}
+
+/**
+ * Validate one case in the file format (`c_in`, `c_out`, optional `pad`/`stride`/`dil`/`groups`)
+ * and return it in our field names. `where` names it in errors, e.g. `cases[3]`.
+ */
+export function parseCase(raw: unknown, where: string): SuiteCase {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new InvalidArgumentError(where, 'a case object', raw);
+  }
+  const record = raw as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!(FIELDS as readonly string[]).includes(key)) {
+      throw new InvalidArgumentError(
+        `${where}.${key}`,
+        `a known case field (${FIELDS.join(', ')})`,
+        record[key],
+      );
+    }
+  }
+  const name = record.name;
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new InvalidArgumentError(`${where}.name`, 'a non-empty string', name);
+  }
+  const n = positive(record.n, `${where}.n`);
+  const cIn = positive(record.c_in, `${where}.c_in`);
+  const cOut = positive(record.c_out, `${where}.c_out`);
+  if (record.in === undefined) {
+    throw new InvalidArgumentError(`${where}.in`, 'an array of 3 positive integers', undefined);
+  }
+  const inExtents = triple(record.in, `${where}.in`, false, 1);
+  if (record.k === undefined) {
+    throw new InvalidArgumentError(`${where}.k`, 'an array of 3 positive integers', undefined);
+  }
+  const k = triple(record.k, `${where}.k`, false, 1);
+  const pad = triple(record.pad, `${where}.pad`, true, 0);
+  const stride = triple(record.stride, `${where}.stride`, false, 1);
+  const dil = triple(record.dil, `${where}.dil`, false, 1);
+  const groups = record.groups === undefined ? 1 : positive(record.groups, `${where}.groups`);
+  if (cIn % groups !== 0 || cOut % groups !== 0) {
+    throw new InvalidArgumentError(
+      `${where}.groups`,
+      `a divisor of both c_in ${cIn} and c_out ${cOut}`,
+      groups,
+    );
+  }
+  for (let axis = 0; axis < 3; axis++) {
+    const extent = inExtents[axis]!;
+    const padding = pad[axis]!;
+    if (outputExtent(extent, k[axis]!, padding, stride[axis]!, dil[axis]!) < 1) {
+      const footprint = dil[axis]! * (k[axis]! - 1) + 1;
+      throw new InvalidArgumentError(
+        `${where}.in[${axis}]`,
+        `an extent of at least ${footprint - 2 * padding} (kernel footprint dil·(k−1)+1 = ${footprint} minus 2·pad ${padding})`,
+        extent,
+      );
+    }
+  }
+  return { name, n, cIn, cOut, in: inExtents, k, pad, stride, dil, groups };
+}
+
+/**
+ * Read a suite in the format of `suites/conv3d-suite.json`:
+ * `{cases: [{name, n, c_in, c_out, in: [D,H,W], k: [kd,kh,kw], pad?, stride?, dil?, groups?}]}`.
+ *
+ * `source` is the parsed object, JSON text (a string starting with `{`), or a file path.
+ * Every field is checked; an error names the case and field, e.g.
+ * "Expected a positive integer for cases[3].c_in but received -1 of type number".
+ */
+export function loadSuite(source: string | object): SuiteCase[] {
+  let data: unknown = source;
+  if (typeof source === 'string') {
+    let text = source;
+    if (!source.trimStart().startsWith('{')) {
+      try {
+        text = readFileSync(source, 'utf8');
+      } catch (cause) {
+        throw new InvalidArgumentError('suite', 'a readable suite file or JSON text', source, {
+          cause,
+        });
+      }
+    }
+    try {
+      data = JSON.parse(text);
+    } catch (cause) {
+      const detail = cause instanceof Error ? cause.message : String(cause);
+      throw new InvalidArgumentError('suite', `valid JSON (${detail})`, source, { cause });
+    }
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new InvalidArgumentError('suite', 'an object with a cases array', data);
+  }
+  const cases = (data as Record<string, unknown>).cases;
+  if (!Array.isArray(cases) || cases.length === 0) {
+    throw new InvalidArgumentError('cases', 'a non-empty array of cases', cases);
+  }
+  const seen = new Set<string>();
+  return cases.map((raw, i) => {
+    const parsed = parseCase(raw, `cases[${i}]`);
+    if (seen.has(parsed.name)) {
+      throw new InvalidArgumentError(
+        `cases[${i}].name`,
+        'a name no earlier case uses',
+        parsed.name,
+      );
+    }
+    seen.add(parsed.name);
+    return parsed;
+  });
+}

@@ -1,0 +1,397 @@
+/*
+ * A fake libcudnn.so.9 for CI, which has no cuDNN. The tests compile it with cc into a temporary
+ * directory and point BARACUDA_CUDNN_LIBRARY at it. It exports a subset of the API with canned
+ * behaviour and writes a text record of each call that cudnnGetLastErrorString returns, so the
+ * tests can see exactly what the addon passed to C (element counts, typed-array bytes,
+ * descriptor arrays). Not shipped in the addon; never loaded outside tests.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int status_t;
+static char g_log[4096];
+static int g_next_id = 1;
+
+static void log_call(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(g_log, sizeof g_log, format, args);
+  va_end(args);
+}
+
+static void log_append(const char *format, ...) {
+  size_t used = strlen(g_log);
+  va_list args;
+  va_start(args, format);
+  vsnprintf(g_log + used, sizeof g_log - used, format, args);
+  va_end(args);
+}
+
+typedef struct {
+  int id;
+  void *stream;
+} handle_t;
+
+typedef struct {
+  int id;
+  int type;
+  int filled_from;
+  int attr_name;
+  int attr_type;
+  int64_t attr_count;
+  unsigned char attr_bytes[512];
+} backend_t;
+
+typedef struct {
+  int id;
+  int data_type;
+  int format;
+  int nb_dims;
+  int dims[8];
+  int strides[8];
+} tensor_t;
+
+typedef struct {
+  int id;
+  int length;
+  int pad[6], stride[6], dilation[6];
+  int mode, compute_type, group_count, math_type;
+} conv_t;
+
+size_t cudnnGetVersion(void) {
+  const char *forced = getenv("FAKE_CUDNN_VERSION");
+  return forced ? (size_t)strtoul(forced, NULL, 10) : 91400;
+}
+size_t cudnnGetCudartVersion(void) { return 13000; }
+size_t cudnnGetMaxDeviceVersion(void) { return 1200; }
+
+status_t cudnnGetProperty(int type, int *value) {
+  const int values[3] = {9, 14, 0};
+  if (type < 0 || type > 2 || value == NULL) return 2000;
+  *value = values[type];
+  return 0;
+}
+
+const char *cudnnGetErrorString(status_t status) {
+  return status == 0 ? "CUDNN_STATUS_SUCCESS" : "FAKE_CUDNN_ERROR";
+}
+
+void cudnnGetLastErrorString(char *message, size_t max_size) {
+  if (max_size == 0) return;
+  strncpy(message, g_log, max_size - 1);
+  message[max_size - 1] = '\0';
+}
+
+status_t cudnnCreate(void **out) {
+  handle_t *handle = calloc(1, sizeof *handle);
+  handle->id = g_next_id++;
+  *out = handle;
+  log_call("cudnnCreate #%d", handle->id);
+  return 0;
+}
+
+status_t cudnnDestroy(void *p) {
+  handle_t *handle = p;
+  log_call("cudnnDestroy #%d", handle->id);
+  free(handle);
+  return 0;
+}
+
+status_t cudnnSetStream(void *p, void *stream) {
+  handle_t *handle = p;
+  handle->stream = stream;
+  log_call("cudnnSetStream #%d %p", handle->id, stream);
+  return 0;
+}
+
+status_t cudnnGetStream(void *p, void **stream) {
+  *stream = ((handle_t *)p)->stream;
+  return 0;
+}
+
+/* ---- backend ---- */
+
+status_t cudnnBackendCreateDescriptor(int type, void **out) {
+  if (type == 999) return 2000; /* lets a test see a failed create */
+  backend_t *desc = calloc(1, sizeof *desc);
+  desc->id = g_next_id++;
+  desc->type = type;
+  *out = desc;
+  log_call("cudnnBackendCreateDescriptor type=%d #%d", type, desc->id);
+  return 0;
+}
+
+status_t cudnnBackendDestroyDescriptor(void *p) {
+  backend_t *desc = p;
+  log_call("cudnnBackendDestroyDescriptor #%d", desc->id);
+  free(desc);
+  return 0;
+}
+
+status_t cudnnBackendFinalize(void *p) {
+  log_call("cudnnBackendFinalize #%d", ((backend_t *)p)->id);
+  return 0;
+}
+
+static size_t element_size(int type) {
+  switch (type) {
+    case 2: case 24: return 1;             /* BOOLEAN, CHAR */
+    case 3: case 5: case 6: case 0: case 15: return 8; /* INT64 DOUBLE VOID_PTR HANDLE DESC */
+    case 26: return 16;                    /* FRACTION */
+    default: return 4;                     /* FLOAT, INT32, enums */
+  }
+}
+
+status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, const void *data) {
+  backend_t *desc = p;
+  size_t bytes = (size_t)count * element_size(type);
+  if (bytes > sizeof desc->attr_bytes) return 2006;
+  log_call("set #%d name=%d type=%d count=%lld", desc->id, name, type, (long long)count);
+  if (type == 15 || type == 0) {
+    log_append(" ids=[");
+    for (int64_t i = 0; i < count; ++i) {
+      log_append(i ? ",#%d" : "#%d", *(const int *)((void *const *)data)[i]);
+    }
+    log_append("]");
+  } else {
+    log_append(" bytes=");
+    for (size_t i = 0; i < bytes; ++i) log_append("%02x", ((const unsigned char *)data)[i]);
+  }
+  desc->attr_name = name;
+  desc->attr_type = type;
+  desc->attr_count = count;
+  if (bytes) memcpy(desc->attr_bytes, data, bytes);
+  return 0;
+}
+
+status_t cudnnBackendGetAttribute(void *p, int name, int type, int64_t requested, int64_t *count,
+                                  void *data) {
+  backend_t *desc = p;
+  log_call("get #%d name=%d type=%d requested=%lld", desc->id, name, type, (long long)requested);
+  if (desc->attr_name != name || desc->attr_type != type) return 2000;
+  *count = desc->attr_count;
+  int64_t n = requested < desc->attr_count ? requested : desc->attr_count;
+  if (data == NULL) return 0;
+  if (type == 15) {
+    /* The real API fills caller-created descriptors; record which stored one filled each. */
+    for (int64_t i = 0; i < n; ++i) {
+      backend_t *out = ((backend_t **)data)[i];
+      out->filled_from = *(int *)((void **)desc->attr_bytes)[i];
+      log_append(i ? ",#%d<-#%d" : " filled=#%d<-#%d", out->id, out->filled_from);
+    }
+    return 0;
+  }
+  memcpy(data, desc->attr_bytes, (size_t)n * element_size(type));
+  return 0;
+}
+
+status_t cudnnBackendExecute(void *handle, void *plan, void *pack) {
+  log_call("cudnnBackendExecute #%d #%d #%d", ((handle_t *)handle)->id, ((backend_t *)plan)->id,
+           ((backend_t *)pack)->id);
+  return 0;
+}
+
+/* ---- tensor and filter descriptors ---- */
+
+static status_t create_tensor(void **out, const char *what) {
+  tensor_t *t = calloc(1, sizeof *t);
+  t->id = g_next_id++;
+  *out = t;
+  log_call("%s #%d", what, t->id);
+  return 0;
+}
+
+status_t cudnnCreateTensorDescriptor(void **out) {
+  return create_tensor(out, "cudnnCreateTensorDescriptor");
+}
+status_t cudnnCreateFilterDescriptor(void **out) {
+  return create_tensor(out, "cudnnCreateFilterDescriptor");
+}
+
+status_t cudnnSetTensorNdDescriptor(void *p, int data_type, int nb_dims, const int *dims,
+                                    const int *strides) {
+  tensor_t *t = p;
+  if (nb_dims < 1 || nb_dims > 8) return 2000;
+  t->data_type = data_type;
+  t->nb_dims = nb_dims;
+  log_call("cudnnSetTensorNdDescriptor #%d type=%d dims=", t->id, data_type);
+  for (int i = 0; i < nb_dims; ++i) {
+    t->dims[i] = dims[i];
+    t->strides[i] = strides[i];
+    log_append(i ? "x%d" : "%d", dims[i]);
+  }
+  log_append(" strides=");
+  for (int i = 0; i < nb_dims; ++i) log_append(i ? ",%d" : "%d", strides[i]);
+  return 0;
+}
+
+status_t cudnnGetTensorNdDescriptor(const void *p, int requested, int *data_type, int *nb_dims,
+                                    int *dims, int *strides) {
+  const tensor_t *t = p;
+  *data_type = t->data_type;
+  *nb_dims = t->nb_dims;
+  for (int i = 0; i < requested && i < t->nb_dims; ++i) {
+    dims[i] = t->dims[i];
+    strides[i] = t->strides[i];
+  }
+  return 0;
+}
+
+status_t cudnnDestroyTensorDescriptor(void *p) {
+  log_call("cudnnDestroyTensorDescriptor #%d", ((tensor_t *)p)->id);
+  free(p);
+  return 0;
+}
+
+status_t cudnnSetFilterNdDescriptor(void *p, int data_type, int format, int nb_dims,
+                                    const int *dims) {
+  tensor_t *t = p;
+  if (nb_dims < 1 || nb_dims > 8) return 2000;
+  t->data_type = data_type;
+  t->format = format;
+  t->nb_dims = nb_dims;
+  for (int i = 0; i < nb_dims; ++i) t->dims[i] = dims[i];
+  log_call("cudnnSetFilterNdDescriptor #%d", t->id);
+  return 0;
+}
+
+status_t cudnnGetFilterNdDescriptor(const void *p, int requested, int *data_type, int *format,
+                                    int *nb_dims, int *dims) {
+  const tensor_t *t = p;
+  *data_type = t->data_type;
+  *format = t->format;
+  *nb_dims = t->nb_dims;
+  for (int i = 0; i < requested && i < t->nb_dims; ++i) dims[i] = t->dims[i];
+  return 0;
+}
+
+status_t cudnnDestroyFilterDescriptor(void *p) {
+  log_call("cudnnDestroyFilterDescriptor #%d", ((tensor_t *)p)->id);
+  free(p);
+  return 0;
+}
+
+/* ---- convolution ---- */
+
+status_t cudnnCreateConvolutionDescriptor(void **out) {
+  conv_t *c = calloc(1, sizeof *c);
+  c->id = g_next_id++;
+  c->group_count = 1;
+  *out = c;
+  return 0;
+}
+
+status_t cudnnDestroyConvolutionDescriptor(void *p) {
+  log_call("cudnnDestroyConvolutionDescriptor #%d", ((conv_t *)p)->id);
+  free(p);
+  return 0;
+}
+
+status_t cudnnSetConvolutionNdDescriptor(void *p, int length, const int *pad, const int *stride,
+                                         const int *dilation, int mode, int compute_type) {
+  conv_t *c = p;
+  if (length < 1 || length > 6) return 2000;
+  c->length = length;
+  for (int i = 0; i < length; ++i) {
+    c->pad[i] = pad[i];
+    c->stride[i] = stride[i];
+    c->dilation[i] = dilation[i];
+  }
+  c->mode = mode;
+  c->compute_type = compute_type;
+  return 0;
+}
+
+status_t cudnnGetConvolutionNdDescriptor(const void *p, int requested, int *length, int *pad,
+                                         int *stride, int *dilation, int *mode,
+                                         int *compute_type) {
+  const conv_t *c = p;
+  *length = c->length;
+  for (int i = 0; i < requested && i < c->length; ++i) {
+    pad[i] = c->pad[i];
+    stride[i] = c->stride[i];
+    dilation[i] = c->dilation[i];
+  }
+  *mode = c->mode;
+  *compute_type = c->compute_type;
+  return 0;
+}
+
+status_t cudnnSetConvolutionGroupCount(void *p, int groups) {
+  ((conv_t *)p)->group_count = groups;
+  return 0;
+}
+status_t cudnnGetConvolutionGroupCount(void *p, int *groups) {
+  *groups = ((conv_t *)p)->group_count;
+  return 0;
+}
+status_t cudnnSetConvolutionMathType(void *p, int math) {
+  ((conv_t *)p)->math_type = math;
+  return 0;
+}
+status_t cudnnGetConvolutionMathType(void *p, int *math) {
+  *math = ((conv_t *)p)->math_type;
+  return 0;
+}
+
+status_t cudnnGetConvolutionNdForwardOutputDim(const void *pc, const void *px, const void *pw,
+                                               int nb_dims, int *out) {
+  const conv_t *c = pc;
+  const tensor_t *x = px, *w = pw;
+  if (nb_dims != x->nb_dims || nb_dims != c->length + 2) return 2000;
+  out[0] = x->dims[0];
+  out[1] = w->dims[0];
+  for (int i = 2; i < nb_dims; ++i) {
+    int k = (w->dims[i] - 1) * c->dilation[i - 2] + 1;
+    out[i] = (x->dims[i] + 2 * c->pad[i - 2] - k) / c->stride[i - 2] + 1;
+  }
+  return 0;
+}
+
+typedef struct {
+  int algo;
+  int status;
+  float time;
+  size_t memory;
+  int determinism;
+  int math_type;
+  int reserved[3];
+} perf_t;
+
+status_t cudnnGetConvolutionForwardAlgorithmMaxCount(void *handle, int *count) {
+  (void)handle;
+  *count = 8;
+  return 0;
+}
+
+status_t cudnnGetConvolutionForwardAlgorithm_v7(void *h, const void *x, const void *w,
+                                                const void *c, const void *y, int requested,
+                                                int *returned, perf_t *perf) {
+  (void)h; (void)x; (void)w; (void)c; (void)y;
+  const perf_t canned[2] = {{1, 0, 0.5f, 1024, 1, 1, {0}}, {0, 0, 2.25f, 0, 0, 0, {0}}};
+  int n = requested < 2 ? requested : 2;
+  for (int i = 0; i < n; ++i) perf[i] = canned[i];
+  *returned = n;
+  return 0;
+}
+
+status_t cudnnGetConvolutionForwardWorkspaceSize(void *h, const void *x, const void *w,
+                                                 const void *c, const void *y, int algo,
+                                                 size_t *size) {
+  (void)h; (void)x; (void)w; (void)c; (void)y;
+  *size = (size_t)4096 * (size_t)(algo + 1);
+  return 0;
+}
+
+status_t cudnnConvolutionForward(void *h, const void *alpha, const void *xd, const void *x,
+                                 const void *wd, const void *w, const void *cd, int algo,
+                                 void *ws, size_t ws_size, const void *beta, const void *yd,
+                                 void *y) {
+  (void)h; (void)xd; (void)wd; (void)cd; (void)yd;
+  log_call("cudnnConvolutionForward alpha=%g beta=%g x=%p w=%p algo=%d ws=%p wsSize=%zu y=%p",
+           (double)*(const float *)alpha, (double)*(const float *)beta, x, w, algo, ws, ws_size, y);
+  return 0;
+}

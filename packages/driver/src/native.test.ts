@@ -1,0 +1,73 @@
+// The addon builds, loads without touching libcuda, exports exactly what
+// NativeBinding describes, and rejects foreign or coerced arguments itself.
+import { describe, expect, it } from 'vitest';
+import { addonCandidates, loadAddon, loadAddonFrom } from './addon.js';
+import { NATIVE_EXPORT_NAMES, type NativeBinding } from './native.js';
+
+describe('the native addon', () => {
+  it('exports exactly the NativeBinding interface', () => {
+    const binding = loadAddon();
+    expect(Object.keys(binding).sort()).toEqual([...NATIVE_EXPORT_NAMES].sort());
+    for (const name of NATIVE_EXPORT_NAMES) expect(typeof binding[name]).toBe('function');
+  });
+
+  it('rejects foreign objects in place of handles with a TypeError, before loading the driver', () => {
+    const binding = loadAddon() as unknown as Record<string, (...args: unknown[]) => unknown>;
+    expect(() => binding.streamRaw?.({})).toThrow(
+      new TypeError('Expected a native Stream handle for stream'),
+    );
+    expect(() => binding.eventQuery?.(42)).toThrow(
+      new TypeError('Expected a native Event handle for event'),
+    );
+    expect(() => binding.memFree?.(null)).toThrow(
+      new TypeError('Expected a native DeviceBuffer handle for handle'),
+    );
+  });
+
+  it('never coerces numbers', () => {
+    const binding = loadAddon() as unknown as Record<string, (...args: unknown[]) => unknown>;
+    expect(() => binding.memAlloc?.(0, 3.5, null)).toThrow(
+      new TypeError('Expected an integer for byteLength'),
+    );
+    expect(() => binding.memAlloc?.(0, '16', null)).toThrow(
+      new TypeError('Expected a number for byteLength'),
+    );
+    expect(() => binding.memAlloc?.(0, 16n, null)).toThrow(
+      new TypeError('Expected a number for byteLength'),
+    );
+    expect(() => binding.memAlloc?.(Number.NaN, 16, null)).toThrow(
+      new TypeError('Expected an integer for ordinal'),
+    );
+    expect(() => binding.memAlloc?.(0, -1, null)).toThrow(
+      new RangeError('byteLength must be a non-negative safe integer'),
+    );
+    expect(() => binding.streamCreate?.(0, 1)).toThrow(
+      new TypeError('Expected a boolean for nonBlocking'),
+    );
+  });
+
+  it('reports a missing addon as LibraryNotFoundError listing every candidate', () => {
+    expect(() => loadAddonFrom(['/nonexistent/a.node', '/nonexistent/b.node'])).toThrow(
+      'Could not load baracuda_driver.node (the @baracuda/driver native addon).\n' +
+        'Searched:\n' +
+        '  - /nonexistent/a.node: no such file\n' +
+        '  - /nonexistent/b.node: no such file\n' +
+        'Possible solutions:\n' +
+        '  - Build it: `pnpm --filter @baracuda/driver build` (needs cmake and a C++17 compiler, no CUDA)\n' +
+        '  - Or set BARACUDA_ADDON_DIR to the directory that holds baracuda_driver.node',
+    );
+  });
+
+  it('looks in BARACUDA_ADDON_DIR first, then the package build, then beside the file', () => {
+    const candidates = addonCandidates({ BARACUDA_ADDON_DIR: '/opt/addons' });
+    expect(candidates[0]).toBe('/opt/addons/baracuda_driver.node');
+    expect(candidates[1]).toMatch(/packages\/driver\/build\/Release\/baracuda_driver\.node$/);
+    expect(candidates[2]).toMatch(/packages\/driver\/src\/baracuda_driver\.node$/);
+    expect(addonCandidates({})).toHaveLength(2);
+  });
+
+  it('is typed: NativeBinding keys and NATIVE_EXPORT_NAMES agree', () => {
+    const names: (keyof NativeBinding)[] = NATIVE_EXPORT_NAMES;
+    expect(new Set(names).size).toBe(names.length);
+  });
+});

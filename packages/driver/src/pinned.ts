@@ -1,0 +1,65 @@
+import { DisposedError } from '@baracuda/types';
+import { type Device, resolveDevice } from './device.js';
+import { callNative } from './driver.js';
+import type { PinnedHandle } from './native.js';
+import { requireOptions, requirePositiveInteger } from './validate.js';
+
+/** Options for {@link PinnedHostBuffer.alloc}. */
+export interface PinnedHostBufferOptions {
+  /** The device whose context allocates the memory (it is usable from every context). Defaults to device 0. */
+  device?: Device;
+}
+
+/**
+ * Page-locked host memory (`cuMemHostAlloc`, portable). Copies from and to it
+ * run at full bus speed and are truly asynchronous.
+ *
+ * Do not dispose it while an `upload`/`download` that uses `bytes` is pending.
+ */
+export class PinnedHostBuffer {
+  /** Size in bytes. */
+  readonly byteLength: number;
+  #handle: PinnedHandle | null;
+  #buffer: ArrayBuffer;
+  #bytes: Uint8Array;
+
+  private constructor(byteLength: number, handle: PinnedHandle, buffer: ArrayBuffer) {
+    this.byteLength = byteLength;
+    this.#handle = handle;
+    this.#buffer = buffer;
+    this.#bytes = new Uint8Array(buffer);
+  }
+
+  /** Allocates `byteLength` bytes of page-locked host memory. */
+  static alloc(byteLength: number, options?: PinnedHostBufferOptions): PinnedHostBuffer {
+    requirePositiveInteger('byteLength', byteLength);
+    const opts = requireOptions('options', options);
+    const device = resolveDevice('options.device', opts.device);
+    const native = callNative((binding) => binding.hostAlloc(device.ordinal, byteLength));
+    return new PinnedHostBuffer(byteLength, native.handle, native.buffer);
+  }
+
+  /** The memory as bytes. Make other views with `new Float32Array(pinned.bytes.buffer)`. */
+  get bytes(): Uint8Array {
+    if (this.#handle === null) throw new DisposedError('PinnedHostBuffer');
+    return this.#bytes;
+  }
+
+  /** True once `dispose()` has been called. */
+  get disposed(): boolean {
+    return this.#handle === null;
+  }
+
+  /** Frees the memory; every view over it becomes zero-length (detached). Idempotent. */
+  dispose(): void {
+    const handle = this.#handle;
+    if (handle === null) return;
+    this.#handle = null;
+    const buffer = this.#buffer;
+    callNative((binding) => binding.hostFree(handle, buffer));
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

@@ -1,0 +1,135 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  AUTOTUNE_CACHE_VERSION,
+  autotuneKey,
+  defaultAutotuneCachePath,
+  readAutotuneCache,
+  writeAutotuneEntry,
+} from './autotune-cache.js';
+
+let dir: string;
+let warnings: { message: string; type: string | undefined }[];
+const onWarning = (w: Error) => warnings.push({ message: w.message, type: w.name });
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'baracuda-autotune-'));
+  warnings = [];
+  vi.spyOn(process, 'emitWarning').mockImplementation(((
+    message: string,
+    options?: { type?: string },
+  ) => {
+    warnings.push({ message, type: options?.type });
+  }) as typeof process.emitWarning);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  void onWarning;
+});
+
+describe('autotune cache file', () => {
+  it('default path: env override, XDG, then ~/.cache', () => {
+    expect(defaultAutotuneCachePath({ BARACUDA_AUTOTUNE_CACHE: '/x/y.json' })).toBe('/x/y.json');
+    expect(defaultAutotuneCachePath({ XDG_CACHE_HOME: '/xdg' })).toBe(
+      '/xdg/baracuda/conv3d-autotune.json',
+    );
+    expect(defaultAutotuneCachePath({})).toMatch(/\.cache\/baracuda\/conv3d-autotune\.json$/);
+  });
+
+  it('keys carry problem, pass, scaling, flags, device and cuDNN version', () => {
+    const key = autotuneKey({
+      problem: 'conv3d n=1',
+      pass: 'fw',
+      scalingKind: 'f32',
+      deterministic: true,
+      allowTf32: false,
+      deviceName: 'NVIDIA H200',
+      computeCapability: { major: 9, minor: 0 },
+      cudnnVersion: 91400,
+    });
+    expect(key).toBe(
+      'conv3d n=1 | pass=fw | scaling=f32 | deterministic=true | tf32=false | device=NVIDIA H200 sm90 | cudnn=91400',
+    );
+  });
+
+  it('a missing file is an empty cache, silently', () => {
+    expect(readAutotuneCache(join(dir, 'none.json'))).toEqual({
+      version: AUTOTUNE_CACHE_VERSION,
+      entries: {},
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('round-trips entries, creating directories', () => {
+    const path = join(dir, 'deep', 'er', 'cache.json');
+    expect(writeAutotuneEntry(path, 'k1', { engineIndex: 3, knobs: [[2, 5]], timeMs: 0.5 })).toBe(
+      true,
+    );
+    expect(writeAutotuneEntry(path, 'k2', { engineIndex: 9, knobs: [] })).toBe(true);
+    const cache = readAutotuneCache(path);
+    expect(cache.entries).toEqual({
+      k1: { engineIndex: 3, knobs: [[2, 5]], timeMs: 0.5 },
+      k2: { engineIndex: 9, knobs: [] },
+    });
+    expect(JSON.parse(readFileSync(path, 'utf8')).version).toBe(AUTOTUNE_CACHE_VERSION);
+    expect(warnings).toEqual([]);
+  });
+
+  it('a corrupt file is ignored with a BaracudaWarning and rewritten on the next save', () => {
+    const path = join(dir, 'corrupt.json');
+    writeFileSync(path, '{"version": 1, "entries": ');
+    expect(readAutotuneCache(path).entries).toEqual({});
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.type).toBe('BaracudaWarning');
+    expect(warnings[0]!.message).toMatch(
+      /^Ignoring the autotune cache .*corrupt\.json: it is not valid JSON/,
+    );
+    writeAutotuneEntry(path, 'k', { engineIndex: 1, knobs: [] });
+    expect(JSON.parse(readFileSync(path, 'utf8')).entries).toEqual({
+      k: { engineIndex: 1, knobs: [] },
+    });
+  });
+
+  it('a stale version is ignored with a warning', () => {
+    const path = join(dir, 'stale.json');
+    writeFileSync(
+      path,
+      JSON.stringify({ version: 0, entries: { k: { engineIndex: 1, knobs: [] } } }),
+    );
+    expect(readAutotuneCache(path).entries).toEqual({});
+    expect(warnings[0]!.message).toMatch(
+      /it has version 0, this baracuda reads version 1; it will be rewritten$/,
+    );
+  });
+
+  it('malformed entries are dropped, good ones kept', () => {
+    const path = join(dir, 'mixed.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        version: 1,
+        entries: { good: { engineIndex: 2, knobs: [[1, 1]] }, bad: { engineIndex: 'x' } },
+      }),
+    );
+    expect(readAutotuneCache(path).entries).toEqual({ good: { engineIndex: 2, knobs: [[1, 1]] } });
+    expect(warnings[0]!.message).toMatch(/^Ignoring 1 malformed entry of the autotune cache/);
+  });
+
+  it('a non-object file is ignored', () => {
+    const path = join(dir, 'array.json');
+    writeFileSync(path, '[1,2]');
+    expect(readAutotuneCache(path).entries).toEqual({});
+    expect(warnings[0]!.message).toMatch(/expected a JSON object with version and entries$/);
+  });
+
+  it('an unwritable path is a warning, not an error', () => {
+    const blocker = join(dir, 'file');
+    writeFileSync(blocker, 'x');
+    expect(
+      writeAutotuneEntry(join(blocker, 'sub', 'cache.json'), 'k', { engineIndex: 1, knobs: [] }),
+    ).toBe(false);
+    expect(warnings.at(-1)!.message).toMatch(/^Could not write the autotune cache/);
+  });
+});

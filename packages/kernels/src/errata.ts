@@ -1,0 +1,116 @@
+import { ElementKind } from '@baracuda/types';
+import type { ResolvedPlanPreference } from './compat.js';
+import type { Conv3dDescriptor } from './descriptor.js';
+
+/** A cuDNN version as cudnnGetVersion() encodes it in cuDNN 9: major*10000 + minor*100 + patch. */
+export type CudnnVersionCode = number;
+
+/** What the plan does where an erratum applies. */
+export type ErratumAction =
+  /** Refuse with UnsupportedError: no path known to be right. */
+  | 'refuse'
+  /** Run f32 strictly (no TF32 engines, FMA math on the legacy path), a path known to be right. */
+  | 'strict-f32';
+
+/** One known defect of a cuDNN release range. */
+export interface Erratum {
+  /** Stable id, also the name to pass in `ignoreErrata`. */
+  readonly id: string;
+  /** First affected version (inclusive), cudnnGetVersion() encoding. */
+  readonly fromVersion: CudnnVersionCode;
+  /** First fixed version (exclusive bound). */
+  readonly toVersion: CudnnVersionCode;
+  readonly elements: readonly ElementKind[];
+  /** Whether it applies to this problem and preference (the version and element already match). */
+  readonly condition: (desc: Conv3dDescriptor, preference: ResolvedPlanPreference) => boolean;
+  readonly action: ErratumAction;
+  readonly description: string;
+  readonly links: readonly string[];
+}
+
+/** Format a cudnnGetVersion() code: 91400 → "9.14.0". */
+export function formatCudnnVersion(code: CudnnVersionCode): string {
+  const major = Math.floor(code / 10000);
+  const minor = Math.floor((code % 10000) / 100);
+  const patch = code % 100;
+  return `${major}.${minor}.${patch}`;
+}
+
+/**
+ * Known-bad cuDNN releases for 3-D convolution. Conditions are PyTorch's, read from
+ * aten/src/ATen/native/Convolution.cpp (`ConvParams::use_cudnn`) after PR 163581, and
+ * from PR 167024 for TF32.
+ */
+export const CONV3D_ERRATA: readonly Erratum[] = [
+  {
+    id: 'cudnn-9.8-conv3d-half-ncdhw',
+    // PyTorch: `cudnn_version >= 90800 && cudnn_version < 91500`.
+    fromVersion: 90800,
+    toVersion: 91500,
+    elements: [ElementKind.F16, ElementKind.Bf16],
+    // PyTorch: memory format Contiguous (NCDHW), 5-D weight, any spatial filter extent != 1.
+    // It applies no size threshold, although the report's repro is large (1×16×124×1282×722).
+    condition: (desc) =>
+      desc.layout === 'ncdhw' && (desc.dFilt !== 1 || desc.hFilt !== 1 || desc.wFilt !== 1),
+    action: 'refuse',
+    description:
+      'cuDNN 9.8–9.14 computes wrong f16/bf16 3-D convolutions in NCDHW layout with a filter larger than 1×1×1 ' +
+      '(silent corruption reported on large shapes; PyTorch stops using cuDNN for these)',
+    links: [
+      'https://github.com/pytorch/pytorch/issues/163539',
+      'https://github.com/pytorch/pytorch/pull/163581',
+    ],
+  },
+  {
+    id: 'cudnn-9.10-conv3d-tf32',
+    // PR 167024: "known to affect 9.10.2-9.15".
+    fromVersion: 91002,
+    toVersion: 91600,
+    elements: [ElementKind.F32],
+    condition: (_desc, preference) => preference.allowTf32,
+    action: 'strict-f32',
+    description:
+      'cuDNN 9.10.2–9.15 has a broken TF32 kernel for 3-D convolutions (no clearly defined constraints); ' +
+      'PyTorch disables TF32 for cuDNN 3-D convolutions, and so does this plan: it runs strict f32',
+    links: [
+      'https://github.com/pytorch/pytorch/pull/167024',
+      'https://github.com/pytorch/pytorch/issues/163539',
+    ],
+  },
+];
+
+/**
+ * The errata that apply to a problem under a cuDNN version and a preference.
+ * Pure: used at `Conv3dPlan.select` and by the conformance suite.
+ */
+export function errataFor(
+  desc: Conv3dDescriptor,
+  cudnnVersion: CudnnVersionCode,
+  preference: ResolvedPlanPreference,
+  table: readonly Erratum[] = CONV3D_ERRATA,
+): Erratum[] {
+  return table.filter(
+    (e) =>
+      cudnnVersion >= e.fromVersion &&
+      cudnnVersion < e.toVersion &&
+      e.elements.includes(desc.element) &&
+      e.condition(desc, preference),
+  );
+}
+
+/** The message of the UnsupportedError a refusing erratum raises. */
+export function erratumRefusal(
+  erratum: Erratum,
+  desc: Conv3dDescriptor,
+  cudnnVersion: CudnnVersionCode,
+): string {
+  return (
+    `Refusing ${desc.describe()} on cuDNN ${formatCudnnVersion(cudnnVersion)}: ${erratum.description} ` +
+    `(affected: ${formatCudnnVersion(erratum.fromVersion)} up to, not including, ${formatCudnnVersion(erratum.toVersion)}; ` +
+    `see ${erratum.links.join(' , ')}). ` +
+    'Fix: use cuDNN >= 9.16 by pointing BARACUDA_CUDNN_LIBRARY at its libcudnn.so.9 ' +
+    "(for example the nvidia-cudnn-cu12 wheel's nvidia/cudnn/lib/libcudnn.so.9)" +
+    (erratum.id === 'cudnn-9.8-conv3d-half-ncdhw' ? ", or use layout 'ndhwc'" : '') +
+    `. To run it anyway, pass ignoreErrata: ['${erratum.id}'] to Conv3dPlan.select.`
+  );
+}

@@ -1,0 +1,44 @@
+export {
+  AUTOTUNE_CACHE_VERSION,
+  type AutotuneCacheFile,
+  type AutotuneEntry,
+  autotuneKey,
+  defaultAutotuneCachePath,
+  readAutotuneCache,
+} from './autotune-cache.js';
+export {
+  Conv3dDescriptor,
+  type Conv3dLayout,
+  type Conv3dProblem,
+  convOutputExtent,
+  INT32_MAX,
+  stridesFor,
+} from './descriptor.js';
+export {
+  CONV3D_ERRATA,
+  type CudnnVersionCode,
+  type Erratum,
+  type ErratumAction,
+  errataFor,
+  erratumRefusal,
+  formatCudnnVersion,
+} from './errata.js';
+export {
+  type AlgorithmInfo,
+  type Conv3dBwDataArgs,
+  type Conv3dDwArgs,
+  type Conv3dFwArgs,
+  type Conv3dPass,
+  Conv3dPlan,
+  type Conv3dPlanOptions,
+  type Conv3dTensorArg,
+} from './plan.js';
+export {
+  engineAllowed,
+  engineRejection,
+  intendedMathPrecision,
+  mathPrecisionOfEngine,
+  numericalNoteName,
+  pickLegacyAlgorithm,
+  pinnedMathType,
+} from './policy.js';

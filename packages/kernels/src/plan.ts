@@ -1,0 +1,1806 @@
+import {
+  BufferTooSmallError,
+  CudnnError,
+  type DeviceSlice,
+  DisposedError,
+  describeValue,
+  ElementKind,
+  InvalidArgumentError,
+  InvalidProblemError,
+  type TensorRef,
+  UnsupportedError,
+  type Workspace,
+  WorkspaceTooSmallError,
+} from '@baracuda/types';
+import {
+  type AutotuneEntry,
+  autotuneKey,
+  defaultAutotuneCachePath,
+  readAutotuneCache,
+  writeAutotuneEntry,
+} from './autotune-cache.js';
+import {
+  type ArchSku,
+  archSkuFromComputeCapability,
+  type KernelSku,
+  type MathPrecision,
+  type PlanPreference,
+  type PrecisionGuarantee,
+  type ResolvedPlanPreference,
+  resolvePlanPreference,
+} from './compat.js';
+import { Conv3dDescriptor } from './descriptor.js';
+import { errataFor, erratumRefusal, formatCudnnVersion } from './errata.js';
+import { PointerLru } from './lru.js';
+import {
+  alignmentClass,
+  engineRejection,
+  intendedMathPrecision,
+  type LegacyPerf,
+  MathType,
+  mathPrecisionOfEngine,
+  mathPrecisionOfLegacy,
+  median,
+  numericalNoteName,
+  pickLegacyAlgorithm,
+  pinnedMathType,
+  randomScratchBytes,
+} from './policy.js';
+import {
+  type BackendDescriptor,
+  C,
+  type CudnnHandle,
+  cudnn,
+  cudnnDataType,
+  type DeviceLike,
+  deviceOf,
+  driver,
+  type LegacyDescriptor,
+  lastErrorString,
+  loadCudnn,
+  type OwnedBuffer,
+  outputOf,
+  type StreamLike,
+  statusName,
+  type TimingEvent,
+} from './sys.js';
+
+/** The three passes of a convolution. */
+export type Conv3dPass = 'fw' | 'bwData' | 'bwFilter';
+const PASSES: readonly Conv3dPass[] = ['fw', 'bwData', 'bwFilter'];
+
+/** What a plan chose for one pass. */
+export interface AlgorithmInfo {
+  /** 'graph': cuDNN's backend (graph) API with a cached execution plan; 'legacy': cudnnConvolution*. */
+  readonly path: 'graph' | 'legacy';
+  /** e.g. `engine 12` or `CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM`. */
+  readonly name: string;
+  /** Engine global index (graph path). */
+  readonly engineIndex?: number;
+  /** Knob choices of the engine config (graph path). */
+  readonly knobs?: readonly { readonly knob: number; readonly value: number }[];
+  readonly numericalNotes: readonly string[];
+  readonly workspaceBytes: number;
+  readonly deterministic: boolean;
+  readonly mathPrecision: MathPrecision;
+}
+
+/** Options of `Conv3dPlan.select`. */
+export interface Conv3dPlanOptions {
+  /**
+   * The autotune cache file. Defaults to `$BARACUDA_AUTOTUNE_CACHE`, else
+   * `$XDG_CACHE_HOME/baracuda/conv3d-autotune.json`, else `~/.cache/baracuda/conv3d-autotune.json`.
+   */
+  autotuneCachePath?: string;
+  /** The passes autotune tunes at select. Defaults to `['fw', 'bwData', 'bwFilter']`. */
+  passes?: Conv3dPass[];
+  /**
+   * Receives progress lines while tuning. Defaults to `undefined`: after 1 s of tuning, progress
+   * lines go to stderr.
+   */
+  onProgress?: (message: string) => void;
+  /**
+   * Ids of errata (see `CONV3D_ERRATA`) to run past anyway, with a warning. Defaults to the
+   * comma-separated `$BARACUDA_IGNORE_ERRATA`, else `[]`.
+   */
+  ignoreErrata?: string[];
+}
+
+/** A tensor argument: a TensorRef (checked for element, shape, strides and size) or a plain DeviceSlice (taken as dense in the descriptor's layout). */
+export type Conv3dTensorArg = TensorRef | DeviceSlice;
+
+interface RunCommon {
+  /**
+   * Scratch memory: a DeviceSlice or `Workspace.borrowed(slice)`; `Workspace.none()` allows only
+   * workspace-free plans. Defaults to `undefined`: the plan allocates, grows and keeps its own.
+   */
+  workspace?: DeviceSlice | Workspace | null;
+  /** Scale of the convolution result. Defaults to `1`. */
+  alpha?: number;
+  /** Scale of the output's prior content (1 accumulates). Defaults to `0`. */
+  beta?: number;
+  /** Stream to enqueue on. Defaults to the stream given to `select`. */
+  stream?: StreamLike;
+}
+/** Arguments of `runFw`: y = alpha * conv(x, w) + beta * y. */
+export interface Conv3dFwArgs extends RunCommon {
+  x: Conv3dTensorArg;
+  w: Conv3dTensorArg;
+  y: Conv3dTensorArg;
+}
+/** Arguments of `runBwData`: dx = alpha * convBwData(w, dy) + beta * dx. */
+export interface Conv3dBwDataArgs extends RunCommon {
+  w: Conv3dTensorArg;
+  dy: Conv3dTensorArg;
+  dx: Conv3dTensorArg;
+}
+/** Arguments of `runDw`: dw = alpha * convBwFilter(x, dy) + beta * dw. */
+export interface Conv3dDwArgs extends RunCommon {
+  x: Conv3dTensorArg;
+  dy: Conv3dTensorArg;
+  dw: Conv3dTensorArg;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One cuDNN handle per device, shared by every plan, reference-counted.
+
+/** @internal */
+interface SharedHandle {
+  readonly ordinal: number;
+  readonly handle: CudnnHandle;
+  refs: number;
+  /** The stream last bound with cudnnSetStream (null before the first). */
+  boundStream: bigint | null;
+}
+const handles = new Map<number, SharedHandle>();
+
+function acquireHandle(ordinal: number, problem: string): SharedHandle {
+  const existing = handles.get(ordinal);
+  if (existing) {
+    existing.refs++;
+    return existing;
+  }
+  const r = cudnn.cudnnCreate();
+  check(r.status, 'cudnnCreate', problem);
+  const shared: SharedHandle = {
+    ordinal,
+    handle: outputOf<CudnnHandle>(r, 'handle'),
+    refs: 1,
+    boundStream: null,
+  };
+  handles.set(ordinal, shared);
+  return shared;
+}
+
+function releaseHandle(shared: SharedHandle): void {
+  shared.refs--;
+  if (shared.refs <= 0 && handles.get(shared.ordinal) === shared) {
+    handles.delete(shared.ordinal);
+    try {
+      cudnn.cudnnDestroy(shared.handle);
+    } catch {
+      // a safety net never throws
+    }
+  }
+}
+
+function bindStream(shared: SharedHandle, stream: bigint, problem: string): void {
+  if (shared.boundStream !== stream) {
+    check(cudnn.cudnnSetStream(shared.handle, stream), 'cudnnSetStream', problem);
+    shared.boundStream = stream;
+  }
+}
+
+/** The one place a cuDNN status becomes a CudnnError. */
+function check(status: number, call: string, problem: string): void {
+  if (status !== 0) {
+    throw new CudnnError(call, status, statusName(status), lastErrorString(), problem);
+  }
+}
+
+function isNotSupported(status: number): boolean {
+  return status >= 3000 && status < 4000;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Native resources of a plan, kept apart from the plan so a FinalizationRegistry can free them.
+
+/** @internal */
+interface Resources {
+  backend: Set<BackendDescriptor>;
+  tensors: Set<LegacyDescriptor>;
+  filters: Set<LegacyDescriptor>;
+  convs: Set<LegacyDescriptor>;
+  handle: SharedHandle | null;
+  workspace: OwnedBuffer | null;
+  released: boolean;
+}
+
+function releaseResources(res: Resources): void {
+  if (res.released) return;
+  res.released = true;
+  const attempt = (f: () => unknown) => {
+    try {
+      f();
+    } catch {
+      // never throw from cleanup
+    }
+  };
+  for (const d of res.backend) attempt(() => cudnn.cudnnBackendDestroyDescriptor(d));
+  for (const d of res.tensors) attempt(() => cudnn.cudnnDestroyTensorDescriptor(d));
+  for (const d of res.filters) attempt(() => cudnn.cudnnDestroyFilterDescriptor(d));
+  for (const d of res.convs) attempt(() => cudnn.cudnnDestroyConvolutionDescriptor(d));
+  res.backend.clear();
+  res.tensors.clear();
+  res.filters.clear();
+  res.convs.clear();
+  const ws = res.workspace;
+  res.workspace = null;
+  if (ws) attempt(() => ws.dispose());
+  const h = res.handle;
+  res.handle = null;
+  if (h) attempt(() => releaseHandle(h));
+}
+
+const registry = new FinalizationRegistry<Resources>((res) => releaseResources(res));
+
+// ---------------------------------------------------------------------------------------------
+// Per-pass state.
+
+/** @internal A finalized execution plan for (pass, alpha, beta, alignment). */
+interface GraphExec {
+  readonly alpha: number;
+  readonly beta: number;
+  readonly align: number;
+  readonly plan: BackendDescriptor;
+  readonly workspaceBytes: number;
+  readonly info: AlgorithmInfo;
+  readonly variantPacks: PointerLru<BackendDescriptor>;
+}
+
+/** @internal A legacy-API choice for one pass. */
+interface LegacyPass {
+  readonly algo: number;
+  readonly conv: LegacyDescriptor;
+  readonly workspaceBytes: number;
+  readonly info: AlgorithmInfo;
+  readonly alphaBuf: Float32Array | Float64Array;
+  readonly betaBuf: Float32Array | Float64Array;
+}
+
+/** @internal */
+interface PassState {
+  readonly graphs: Map<string, GraphExec | null>;
+  last: GraphExec | undefined;
+  legacy: LegacyPass | undefined;
+  preferred: AutotuneEntry | undefined;
+  /** The first built choice, reported by algorithm(pass). */
+  reported: AlgorithmInfo | undefined;
+}
+
+interface EngineCandidate {
+  cfg: BackendDescriptor;
+  engineIndex: number;
+  knobs: [number, number][];
+  notes: string[];
+}
+
+const UID_X = 1n;
+const UID_W = 2n;
+const UID_Y = 3n;
+const VARIANT_PACK_CACHE = 8;
+const PINNED_ALGOS: Record<Conv3dPass, [string, string]> = {
+  fw: ['CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM', 'forward'],
+  bwData: ['CUDNN_CONVOLUTION_BWD_DATA_ALGO_1', 'backward-data'],
+  bwFilter: ['CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1', 'backward-filter'],
+};
+
+function passName(pass: Conv3dPass): string {
+  return pass === 'fw' ? 'forward' : pass === 'bwData' ? 'backward-data' : 'backward-filter';
+}
+
+function isTensorRef(value: unknown): value is TensorRef {
+  return typeof value === 'object' && value !== null && 'shape' in value && 'data' in value;
+}
+
+function sameArray(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function checkFinite(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidArgumentError(name, 'a finite number', value);
+  }
+  return value;
+}
+
+const NO_WORKSPACE: DeviceSlice = Object.freeze({ devicePtr: 0n, byteLength: 0 });
+
+/** The caller's workspace as a slice (null: the plan's own). */
+function workspaceSlice(value: unknown): DeviceSlice | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (typeof v.devicePtr === 'bigint' && typeof v.byteLength === 'number')
+      return v as unknown as DeviceSlice;
+    if (v.kind === 'none') return NO_WORKSPACE;
+    if (v.kind === 'borrowed') return workspaceSlice(v.slice);
+  }
+  throw new InvalidArgumentError('workspace', 'a DeviceSlice, a Workspace or undefined', value);
+}
+
+function checkStream(value: unknown, name: string): StreamLike {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as { raw?: unknown }).raw !== 'bigint'
+  ) {
+    throw new InvalidArgumentError(name, 'a Stream from @baracuda/driver', value);
+  }
+  return value as StreamLike;
+}
+
+function resolveOptions(options: Conv3dPlanOptions | undefined): Required<
+  Omit<Conv3dPlanOptions, 'onProgress'>
+> & {
+  onProgress: ((message: string) => void) | undefined;
+} {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new InvalidArgumentError('options', 'an object or undefined', options);
+  }
+  const o = options ?? {};
+  const path = o.autotuneCachePath ?? defaultAutotuneCachePath();
+  if (typeof path !== 'string' || path.length === 0) {
+    throw new InvalidArgumentError('options.autotuneCachePath', 'a non-empty string', path);
+  }
+  const passes = o.passes ?? [...PASSES];
+  if (!Array.isArray(passes) || passes.some((p) => !PASSES.includes(p))) {
+    throw new InvalidArgumentError(
+      'options.passes',
+      "an array of 'fw', 'bwData' and 'bwFilter'",
+      passes,
+    );
+  }
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+    throw new InvalidArgumentError('options.onProgress', 'a function', o.onProgress);
+  }
+  const ignore =
+    o.ignoreErrata ??
+    (process.env.BARACUDA_IGNORE_ERRATA ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  if (!Array.isArray(ignore) || ignore.some((s) => typeof s !== 'string')) {
+    throw new InvalidArgumentError('options.ignoreErrata', 'an array of erratum ids', ignore);
+  }
+  return {
+    autotuneCachePath: path,
+    passes: [...new Set(passes)],
+    onProgress: o.onProgress,
+    ignoreErrata: ignore,
+  };
+}
+
+/**
+ * A 3-D convolution plan over cuDNN: forward, backward-data and backward-filter.
+ *
+ * Execution plans are built lazily, per pass, on the first query or run of that pass (and
+ * again for a new alpha/beta pair or pointer-alignment class, which cuDNN bakes into the plan),
+ * except with `algorithm: 'autotune'`, which tunes the selected passes inside `select`.
+ */
+export class Conv3dPlan {
+  readonly descriptor: Conv3dDescriptor;
+  readonly preference: ResolvedPlanPreference;
+  /** The cuDNN version the plan runs on (cudnnGetVersion() encoding). */
+  readonly cudnnVersion: number;
+  /** Ids of errata that changed what this plan does (e.g. forced strict f32). */
+  readonly errataApplied: readonly string[];
+  readonly #stream: StreamLike;
+  readonly #device: DeviceLike;
+  readonly #res: Resources;
+  readonly #passes: Record<Conv3dPass, PassState>;
+  readonly #problem: string;
+  readonly #elementBytes: number;
+  readonly #legacyBase: { x?: LegacyDescriptor; w?: LegacyDescriptor; y?: LegacyDescriptor } = {};
+  #disposed = false;
+
+  private constructor(
+    stream: StreamLike,
+    device: DeviceLike,
+    desc: Conv3dDescriptor,
+    preference: ResolvedPlanPreference,
+    cudnnVersion: number,
+    handle: SharedHandle,
+    errataApplied: string[],
+  ) {
+    this.descriptor = desc;
+    this.preference = preference;
+    this.cudnnVersion = cudnnVersion;
+    this.errataApplied = Object.freeze(errataApplied);
+    this.#stream = stream;
+    this.#device = device;
+    this.#problem = desc.describe();
+    this.#elementBytes = desc.elementBytes;
+    this.#res = {
+      backend: new Set(),
+      tensors: new Set(),
+      filters: new Set(),
+      convs: new Set(),
+      handle,
+      workspace: null,
+      released: false,
+    };
+    const state = (): PassState => ({
+      graphs: new Map(),
+      last: undefined,
+      legacy: undefined,
+      preferred: undefined,
+      reported: undefined,
+    });
+    this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
+    registry.register(this, this.#res, this);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // select
+
+  /**
+   * Validate the problem, load cuDNN and make a plan. With `algorithm: 'autotune'`, tunes the
+   * passes in `options.passes` here (waiting on the GPU without blocking the event loop).
+   */
+  static async select(
+    stream: StreamLike,
+    desc: Conv3dDescriptor,
+    preference?: Partial<PlanPreference>,
+    options?: Conv3dPlanOptions,
+  ): Promise<Conv3dPlan> {
+    const stack = new Error().stack;
+    try {
+      const plan = Conv3dPlan.#create(stream, desc, preference, options);
+      if (plan.preference.algorithm === 'autotune') {
+        try {
+          for (const pass of plan.#tunePasses(options)) {
+            const gen = plan.#tune(pass, options);
+            let step = gen.next();
+            while (!step.done) {
+              await step.value.synchronize();
+              step = gen.next();
+            }
+          }
+        } catch (error) {
+          plan.dispose();
+          throw error;
+        }
+      }
+      return plan;
+    } catch (error) {
+      if (error instanceof Error && stack) {
+        error.stack = `${error.stack}\n    --- select() called from ---\n${stack.split('\n').slice(1).join('\n')}`;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Like `select`, synchronously. With `algorithm: 'autotune'` it blocks the thread while it
+   * tunes (seconds for large problems).
+   */
+  static selectSync(
+    stream: StreamLike,
+    desc: Conv3dDescriptor,
+    preference?: Partial<PlanPreference>,
+    options?: Conv3dPlanOptions,
+  ): Conv3dPlan {
+    const plan = Conv3dPlan.#create(stream, desc, preference, options);
+    if (plan.preference.algorithm === 'autotune') {
+      try {
+        for (const pass of plan.#tunePasses(options)) {
+          const gen = plan.#tune(pass, options);
+          let step = gen.next();
+          while (!step.done) {
+            step.value.synchronizeSync();
+            step = gen.next();
+          }
+        }
+      } catch (error) {
+        plan.dispose();
+        throw error;
+      }
+    }
+    return plan;
+  }
+
+  static #create(
+    stream: StreamLike,
+    desc: Conv3dDescriptor,
+    preference: Partial<PlanPreference> | undefined,
+    options: Conv3dPlanOptions | undefined,
+  ): Conv3dPlan {
+    if (!(desc instanceof Conv3dDescriptor)) {
+      throw new InvalidArgumentError('desc', 'a Conv3dDescriptor', desc);
+    }
+    desc.validate();
+    let pref = resolvePlanPreference(preference);
+    const opts = resolveOptions(options);
+    checkStream(stream, 'stream');
+    const version = loadCudnn();
+    const applied: string[] = [];
+    for (const erratum of errataFor(desc, version, pref)) {
+      if (opts.ignoreErrata.includes(erratum.id)) {
+        process.emitWarning(
+          `Running ${desc.describe()} on cuDNN ${formatCudnnVersion(version)} despite erratum ${erratum.id}: ${erratum.description}`,
+          { type: 'BaracudaWarning', code: 'BARACUDA_ERRATUM_IGNORED' },
+        );
+        continue;
+      }
+      if (erratum.action === 'refuse') {
+        throw new UnsupportedError(erratumRefusal(erratum, desc, version));
+      }
+      pref = { ...pref, allowTf32: false };
+      applied.push(erratum.id);
+    }
+    const device = deviceOf(stream);
+    device.makeCurrent?.();
+    const handle = acquireHandle(device.ordinal, desc.describe());
+    return new Conv3dPlan(stream, device, desc, pref, version, handle, applied);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // queries
+
+  #checkNotDisposed(): void {
+    if (this.#disposed) throw new DisposedError('Conv3dPlan');
+  }
+
+  /** Output extents [D, H, W]. */
+  outputDims(): [number, number, number] {
+    this.#checkNotDisposed();
+    return this.descriptor.outputDims();
+  }
+
+  /** Workspace bytes of the forward pass (builds its plan if needed: alpha 1, beta 0, 16-byte aligned pointers). */
+  queryFwWorkspaceSize(): number {
+    return this.#defaultChoice('fw').workspaceBytes;
+  }
+  /** Workspace bytes of the backward-data pass (builds its plan if needed). */
+  queryBwDataWorkspaceSize(): number {
+    return this.#defaultChoice('bwData').workspaceBytes;
+  }
+  /** Workspace bytes of the backward-filter pass (builds its plan if needed). */
+  queryBwFilterWorkspaceSize(): number {
+    return this.#defaultChoice('bwFilter').workspaceBytes;
+  }
+
+  /** What was chosen for a pass (builds its plan if needed). */
+  algorithm(pass: Conv3dPass): AlgorithmInfo {
+    if (!PASSES.includes(pass)) {
+      this.#checkNotDisposed();
+      throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
+    }
+    const choice = this.#defaultChoice(pass);
+    return this.#passes[pass].reported ?? choice.info;
+  }
+
+  /**
+   * The precision the plan gives. Before any pass is built, the preference's intent; after,
+   * the truth of the chosen engines/algorithms (TF32 if any built f32 pass uses tensor cores,
+   * nondeterministic if any built pass is).
+   */
+  precisionGuarantee(): PrecisionGuarantee {
+    this.#checkNotDisposed();
+    const element = this.descriptor.element;
+    const built = PASSES.map((p) => this.#passes[p].reported).filter(
+      (i): i is AlgorithmInfo => i !== undefined,
+    );
+    const accumulator = element === ElementKind.F64 ? ElementKind.F64 : ElementKind.F32;
+    if (built.length === 0) {
+      const deterministic = this.preference.deterministic || this.preference.algorithm === 'pinned';
+      const mathPrecision = intendedMathPrecision(element, this.preference.allowTf32);
+      return {
+        mathPrecision,
+        accumulator,
+        deterministic,
+        bitStableOnSameHardware: deterministic,
+      };
+    }
+    const tf32 = built.some((i) => i.mathPrecision === 'tf32');
+    const mathPrecision = tf32 ? 'tf32' : built[0]!.mathPrecision;
+    const deterministic = built.every((i) => i.deterministic);
+    return { mathPrecision, accumulator, deterministic, bitStableOnSameHardware: deterministic };
+  }
+
+  /** Identity of the kernel: element, layout, arch from the device's compute capability, cuDNN. */
+  sku(): KernelSku {
+    this.#checkNotDisposed();
+    const cc = this.#device.computeCapability;
+    const arch =
+      (this.#device.arch as ArchSku | undefined) ??
+      archSkuFromComputeCapability(cc.major, cc.minor);
+    return {
+      category: 'convolution',
+      op: 'conv3d',
+      element: this.descriptor.element,
+      auxElement: undefined,
+      layout: this.descriptor.layout,
+      epilogue: 'identity',
+      arch,
+      backend: 'cudnn',
+      precisionGuarantee: this.precisionGuarantee(),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // runs
+
+  /** Enqueue y = alpha * conv(x, w) + beta * y on the stream; returns without waiting. */
+  runFw(args: Conv3dFwArgs): void {
+    this.#checkNotDisposed();
+    if (typeof args !== 'object' || args === null) {
+      throw new InvalidArgumentError('runFw arguments', 'an object {x, w, y}', args);
+    }
+    const d = this.descriptor;
+    const x = this.#tensor('x', args.x, d.xShape, d.xStrides, d.xElements);
+    const w = this.#tensor('w', args.w, d.wShape, d.wStrides, d.wElements);
+    const y = this.#tensor('y', args.y, d.yShape, d.yStrides, d.yElements);
+    this.#run('fw', x, w, y, args);
+  }
+
+  /** Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. */
+  runBwData(args: Conv3dBwDataArgs): void {
+    this.#checkNotDisposed();
+    if (typeof args !== 'object' || args === null) {
+      throw new InvalidArgumentError('runBwData arguments', 'an object {w, dy, dx}', args);
+    }
+    const d = this.descriptor;
+    const w = this.#tensor('w', args.w, d.wShape, d.wStrides, d.wElements);
+    const dy = this.#tensor('dy', args.dy, d.yShape, d.yStrides, d.yElements);
+    const dx = this.#tensor('dx', args.dx, d.xShape, d.xStrides, d.xElements);
+    this.#run('bwData', dx, w, dy, args);
+  }
+
+  /** Enqueue dw = alpha * convBwFilter(x, dy) + beta * dw; returns without waiting. */
+  runDw(args: Conv3dDwArgs): void {
+    this.#checkNotDisposed();
+    if (typeof args !== 'object' || args === null) {
+      throw new InvalidArgumentError('runDw arguments', 'an object {x, dy, dw}', args);
+    }
+    const d = this.descriptor;
+    const x = this.#tensor('x', args.x, d.xShape, d.xStrides, d.xElements);
+    const dy = this.#tensor('dy', args.dy, d.yShape, d.yStrides, d.yElements);
+    const dw = this.#tensor('dw', args.dw, d.wShape, d.wStrides, d.wElements);
+    this.#run('bwFilter', x, dw, dy, args);
+  }
+
+  /** Check one tensor argument; returns its device pointer. */
+  #tensor(
+    name: string,
+    arg: unknown,
+    shape: readonly number[],
+    strides: readonly number[],
+    elements: number,
+  ): bigint {
+    let slice: DeviceSlice;
+    if (isTensorRef(arg)) {
+      if (arg.element !== this.descriptor.element) {
+        throw new InvalidArgumentError(
+          `${name}.element`,
+          `element ${this.descriptor.element}`,
+          arg.element,
+        );
+      }
+      if (!Array.isArray(arg.shape) || !sameArray(arg.shape, shape)) {
+        throw new InvalidProblemError(
+          `Expected ${name} of shape [${shape.join(', ')}] but received shape ${Array.isArray(arg.shape) ? `[${arg.shape.join(', ')}]` : describeValue(arg.shape)}`,
+          name,
+        );
+      }
+      if (!Array.isArray(arg.strides) || !sameArray(arg.strides, strides)) {
+        throw new InvalidProblemError(
+          `Expected ${name} with the dense ${this.descriptor.layout} strides [${strides.join(', ')}] but received strides ${Array.isArray(arg.strides) ? `[${arg.strides.join(', ')}]` : describeValue(arg.strides)}`,
+          name,
+        );
+      }
+      slice = arg.data;
+    } else {
+      slice = arg as DeviceSlice;
+    }
+    if (
+      typeof slice !== 'object' ||
+      slice === null ||
+      typeof slice.devicePtr !== 'bigint' ||
+      typeof slice.byteLength !== 'number'
+    ) {
+      throw new InvalidArgumentError(name, 'a TensorRef or a DeviceSlice', arg);
+    }
+    const needed = elements * this.#elementBytes;
+    if (slice.byteLength < needed) throw new BufferTooSmallError(name, needed, slice.byteLength);
+    return slice.devicePtr;
+  }
+
+  /**
+   * Run a pass. Operand order is cuDNN's uid order: (x-like, w-like, y-like) pointers.
+   * Hot path when the pointers, alpha and beta repeat: one LRU scan, maybe cudnnSetStream,
+   * one cudnnBackendExecute.
+   */
+  #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunCommon): void {
+    const alpha = checkFinite('alpha', args.alpha, 1);
+    const beta = checkFinite('beta', args.beta, 0);
+    const stream = args.stream === undefined ? this.#stream : checkStream(args.stream, 'stream');
+    const userWs = workspaceSlice(args.workspace);
+    const st = this.#passes[pass];
+    const shared = this.#res.handle!;
+    let wsPtr = userWs !== null ? userWs.devicePtr : (this.#res.workspace?.devicePtr ?? 0n);
+    const last = st.last;
+    if (last !== undefined && last.alpha === alpha && last.beta === beta) {
+      const vp = last.variantPacks.get(px, pw, py, wsPtr);
+      if (vp !== undefined) {
+        if (userWs !== null && userWs.byteLength < last.workspaceBytes) {
+          throw new WorkspaceTooSmallError(last.workspaceBytes, userWs.byteLength);
+        }
+        bindStream(shared, stream.raw, this.#problem);
+        this.#execute(pass, shared.handle, last, vp);
+        return;
+      }
+    }
+    // Slow path: choose (or build) the execution plan for this alpha/beta/alignment.
+    const align = alignmentClass([px, pw, py, wsPtr], this.#elementBytes);
+    const choice = this.#choice(pass, alpha, beta, align);
+    const needed = choice.workspaceBytes;
+    if (userWs !== null) {
+      if (userWs.byteLength < needed) throw new WorkspaceTooSmallError(needed, userWs.byteLength);
+    } else {
+      wsPtr = this.#ownWorkspace(needed, stream);
+    }
+    bindStream(shared, stream.raw, this.#problem);
+    if ('variantPacks' in choice) {
+      let vp = choice.variantPacks.get(px, pw, py, wsPtr);
+      if (vp === undefined) {
+        vp = this.#variantPack(px, pw, py, wsPtr);
+        choice.variantPacks.set(px, pw, py, wsPtr, vp);
+      }
+      st.last = choice;
+      this.#execute(pass, shared.handle, choice, vp);
+    } else {
+      this.#legacyRun(pass, choice, shared.handle, px, pw, py, wsPtr, alpha, beta);
+    }
+  }
+
+  #execute(pass: Conv3dPass, handle: CudnnHandle, exec: GraphExec, vp: BackendDescriptor): void {
+    const status = cudnn.cudnnBackendExecute(handle, exec.plan, vp);
+    if (status !== 0) {
+      check(status, 'cudnnBackendExecute', `${this.#problem} ${pass} ${exec.info.name}`);
+    }
+  }
+
+  #ownWorkspace(bytes: number, stream: StreamLike): bigint {
+    const current = this.#res.workspace;
+    if (bytes === 0) return current?.devicePtr ?? 0n;
+    if (current !== null && current.byteLength >= bytes) return current.devicePtr;
+    // Grown: the old buffer is freed in stream order by the driver (after queued work).
+    const next = driver.DeviceBuffer.alloc(bytes, { device: this.#device, stream });
+    this.#res.workspace = next;
+    if (current !== null) current.dispose();
+    return next.devicePtr;
+  }
+
+  #variantPack(px: bigint, pw: bigint, py: bigint, ws: bigint): BackendDescriptor {
+    const vp = this.#createBackend(C.CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, 'variant pack');
+    try {
+      this.#set(
+        vp,
+        C.CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
+        C.CUDNN_TYPE_INT64,
+        new BigInt64Array([UID_X, UID_W, UID_Y]),
+      );
+      this.#set(
+        vp,
+        C.CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
+        C.CUDNN_TYPE_VOID_PTR,
+        new BigUint64Array([px, pw, py]),
+      );
+      this.#set(
+        vp,
+        C.CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
+        C.CUDNN_TYPE_VOID_PTR,
+        new BigUint64Array([ws]),
+      );
+      check(
+        cudnn.cudnnBackendFinalize(vp),
+        'cudnnBackendFinalize',
+        `${this.#problem} (variant pack)`,
+      );
+    } catch (error) {
+      this.#destroyBackend(vp);
+      throw error;
+    }
+    return vp;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // choosing per pass
+
+  /** The choice for alpha 1, beta 0 and 16-byte aligned pointers (queries, algorithm()). */
+  #defaultChoice(pass: Conv3dPass): GraphExec | LegacyPass {
+    this.#checkNotDisposed();
+    return this.#choice(pass, 1, 0, 16);
+  }
+
+  #choice(pass: Conv3dPass, alpha: number, beta: number, align: number): GraphExec | LegacyPass {
+    const st = this.#passes[pass];
+    if (this.preference.algorithm === 'pinned') {
+      st.legacy ??= this.#pinned(pass);
+      st.reported ??= st.legacy.info;
+      return st.legacy;
+    }
+    const key = `${alpha}|${beta}|${align}`;
+    let exec = st.graphs.get(key);
+    if (exec === undefined) {
+      exec = this.#selectGraph(pass, alpha, beta, align, st.preferred);
+      st.graphs.set(key, exec);
+    }
+    if (exec !== null) {
+      st.reported ??= exec.info;
+      return exec;
+    }
+    st.legacy ??= this.#legacyHeuristic(pass);
+    st.reported ??= st.legacy.info;
+    return st.legacy;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // graph API
+
+  #createBackend(type: number, what: string): BackendDescriptor {
+    const r = cudnn.cudnnBackendCreateDescriptor(type);
+    check(r.status, 'cudnnBackendCreateDescriptor', `${this.#problem} (${what})`);
+    const d = outputOf<BackendDescriptor>(r, 'descriptor');
+    this.#res.backend.add(d);
+    return d;
+  }
+
+  #destroyBackend(d: BackendDescriptor): void {
+    if (this.#res.backend.delete(d)) {
+      try {
+        cudnn.cudnnBackendDestroyDescriptor(d);
+      } catch {
+        // ignore
+      }
+    }
+  }
+
+  #set(d: BackendDescriptor, name: number, type: number, values: unknown): void {
+    const status = cudnn.cudnnBackendSetAttribute(d, name, type, values);
+    if (status !== 0) {
+      check(status, 'cudnnBackendSetAttribute', `${this.#problem} (attribute ${name})`);
+    }
+  }
+
+  #tensorDesc(
+    uid: bigint,
+    shape: readonly number[],
+    strides: readonly number[],
+    align: number,
+  ): BackendDescriptor {
+    const t = this.#createBackend(C.CUDNN_BACKEND_TENSOR_DESCRIPTOR, 'tensor');
+    this.#set(
+      t,
+      C.CUDNN_ATTR_TENSOR_DATA_TYPE,
+      C.CUDNN_TYPE_DATA_TYPE,
+      new Int32Array([cudnnDataType(this.descriptor.element)]),
+    );
+    this.#set(
+      t,
+      C.CUDNN_ATTR_TENSOR_DIMENSIONS,
+      C.CUDNN_TYPE_INT64,
+      BigInt64Array.from(shape, BigInt),
+    );
+    this.#set(
+      t,
+      C.CUDNN_ATTR_TENSOR_STRIDES,
+      C.CUDNN_TYPE_INT64,
+      BigInt64Array.from(strides, BigInt),
+    );
+    this.#set(t, C.CUDNN_ATTR_TENSOR_UNIQUE_ID, C.CUDNN_TYPE_INT64, new BigInt64Array([uid]));
+    this.#set(
+      t,
+      C.CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT,
+      C.CUDNN_TYPE_INT64,
+      new BigInt64Array([BigInt(align)]),
+    );
+    check(
+      cudnn.cudnnBackendFinalize(t),
+      'cudnnBackendFinalize',
+      `${this.#problem} (tensor ${uid})`,
+    );
+    return t;
+  }
+
+  /** Build the one-node operation graph of a pass. Returns the graph and every descriptor made. */
+  #operationGraph(
+    pass: Conv3dPass,
+    alpha: number,
+    beta: number,
+    align: number,
+  ): { graph: BackendDescriptor; parts: BackendDescriptor[] } {
+    const d = this.descriptor;
+    const parts: BackendDescriptor[] = [];
+    const made = (x: BackendDescriptor) => {
+      parts.push(x);
+      return x;
+    };
+    try {
+      const x = made(this.#tensorDesc(UID_X, d.xShape, d.xStrides, align));
+      const w = made(this.#tensorDesc(UID_W, d.wShape, d.wStrides, align));
+      const y = made(this.#tensorDesc(UID_Y, d.yShape, d.yStrides, align));
+      const conv = made(this.#createBackend(C.CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, 'convolution'));
+      const f64 = d.element === ElementKind.F64;
+      const i64 = (a: number, b: number, c: number) =>
+        new BigInt64Array([BigInt(a), BigInt(b), BigInt(c)]);
+      this.#set(
+        conv,
+        C.CUDNN_ATTR_CONVOLUTION_COMP_TYPE,
+        C.CUDNN_TYPE_DATA_TYPE,
+        new Int32Array([f64 ? C.CUDNN_DATA_DOUBLE : C.CUDNN_DATA_FLOAT]),
+      );
+      this.#set(
+        conv,
+        C.CUDNN_ATTR_CONVOLUTION_CONV_MODE,
+        C.CUDNN_TYPE_CONVOLUTION_MODE,
+        new Int32Array([C.CUDNN_CROSS_CORRELATION]),
+      );
+      this.#set(
+        conv,
+        C.CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS,
+        C.CUDNN_TYPE_INT64,
+        new BigInt64Array([3n]),
+      );
+      this.#set(
+        conv,
+        C.CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS,
+        C.CUDNN_TYPE_INT64,
+        i64(d.padD, d.padH, d.padW),
+      );
+      this.#set(
+        conv,
+        C.CUDNN_ATTR_CONVOLUTION_POST_PADDINGS,
+        C.CUDNN_TYPE_INT64,
+        i64(d.padD, d.padH, d.padW),
+      );
+      this.#set(
+        conv,
+        C.CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES,
+        C.CUDNN_TYPE_INT64,
+        i64(d.strideD, d.strideH, d.strideW),
+      );
+      this.#set(
+        conv,
+        C.CUDNN_ATTR_CONVOLUTION_DILATIONS,
+        C.CUDNN_TYPE_INT64,
+        i64(d.dilationD, d.dilationH, d.dilationW),
+      );
+      check(
+        cudnn.cudnnBackendFinalize(conv),
+        'cudnnBackendFinalize',
+        `${this.#problem} (convolution)`,
+      );
+
+      const scaleType = f64 ? C.CUDNN_TYPE_DOUBLE : C.CUDNN_TYPE_FLOAT;
+      const scale = (v: number) => (f64 ? new Float64Array([v]) : new Float32Array([v]));
+      const desc = C.CUDNN_TYPE_BACKEND_DESCRIPTOR;
+      let op: BackendDescriptor;
+      if (pass === 'fw') {
+        op = made(
+          this.#createBackend(
+            C.CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+            'forward op',
+          ),
+        );
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, desc, [x]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, desc, [w]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, desc, [y]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, desc, [conv]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, scaleType, scale(alpha));
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, scaleType, scale(beta));
+      } else if (pass === 'bwData') {
+        op = made(
+          this.#createBackend(
+            C.CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+            'backward-data op',
+          ),
+        );
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, desc, [x]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, desc, [w]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, desc, [y]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, desc, [conv]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, scaleType, scale(alpha));
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, scaleType, scale(beta));
+      } else {
+        op = made(
+          this.#createBackend(
+            C.CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+            'backward-filter op',
+          ),
+        );
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, desc, [x]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, desc, [w]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, desc, [y]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, desc, [conv]);
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, scaleType, scale(alpha));
+        this.#set(op, C.CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, scaleType, scale(beta));
+      }
+      check(
+        cudnn.cudnnBackendFinalize(op),
+        'cudnnBackendFinalize',
+        `${this.#problem} ${pass} (operation)`,
+      );
+      const graph = made(
+        this.#createBackend(C.CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, 'operation graph'),
+      );
+      this.#set(graph, C.CUDNN_ATTR_OPERATIONGRAPH_HANDLE, C.CUDNN_TYPE_HANDLE, [
+        this.#res.handle!.handle,
+      ]);
+      this.#set(graph, C.CUDNN_ATTR_OPERATIONGRAPH_OPS, desc, [op]);
+      check(
+        cudnn.cudnnBackendFinalize(graph),
+        'cudnnBackendFinalize',
+        `${this.#problem} ${pass} (operation graph)`,
+      );
+      return { graph, parts };
+    } catch (error) {
+      for (const p of parts) this.#destroyBackend(p);
+      throw error;
+    }
+  }
+
+  /** Engine configs the heuristics offer in one mode ([] when the mode has none). */
+  #heuristicConfigs(graph: BackendDescriptor, mode: number): BackendDescriptor[] {
+    const heur = this.#createBackend(C.CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, 'heuristics');
+    try {
+      this.#set(heur, C.CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, C.CUDNN_TYPE_BACKEND_DESCRIPTOR, [
+        graph,
+      ]);
+      this.#set(heur, C.CUDNN_ATTR_ENGINEHEUR_MODE, C.CUDNN_TYPE_HEUR_MODE, new Int32Array([mode]));
+      if (cudnn.cudnnBackendFinalize(heur) !== 0) return [];
+      const count = cudnn.cudnnBackendGetAttribute(
+        heur,
+        C.CUDNN_ATTR_ENGINEHEUR_RESULTS,
+        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        0,
+        [],
+      );
+      const n = Number(count.elementCount);
+      if (count.status !== 0 || n === 0) return [];
+      const cfgs: BackendDescriptor[] = [];
+      for (let i = 0; i < n; i++)
+        cfgs.push(this.#createBackend(C.CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, 'engine config'));
+      const r = cudnn.cudnnBackendGetAttribute(
+        heur,
+        C.CUDNN_ATTR_ENGINEHEUR_RESULTS,
+        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        n,
+        cfgs,
+      );
+      const got = r.status === 0 ? Math.min(n, Number(r.elementCount)) : 0;
+      for (const extra of cfgs.slice(got)) this.#destroyBackend(extra);
+      return cfgs.slice(0, got);
+    } finally {
+      this.#destroyBackend(heur);
+    }
+  }
+
+  /** Engine index, knobs and numerical notes of an engine config. */
+  #describeConfig(cfg: BackendDescriptor): EngineCandidate | null {
+    const engine = this.#createBackend(C.CUDNN_BACKEND_ENGINE_DESCRIPTOR, 'engine');
+    const knobDescs: BackendDescriptor[] = [];
+    try {
+      const e = cudnn.cudnnBackendGetAttribute(
+        cfg,
+        C.CUDNN_ATTR_ENGINECFG_ENGINE,
+        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        1,
+        [engine],
+      );
+      if (e.status !== 0) return null;
+      const idx = cudnn.cudnnBackendGetAttribute(
+        engine,
+        C.CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+        C.CUDNN_TYPE_INT64,
+        1,
+      );
+      if (idx.status !== 0) return null;
+      const engineIndex = Number((idx.values as ArrayLike<number | bigint>)[0]);
+      const notesR = cudnn.cudnnBackendGetAttribute(
+        engine,
+        C.CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+        C.CUDNN_TYPE_NUMERICAL_NOTE,
+        16,
+      );
+      const notes: string[] = [];
+      if (notesR.status === 0) {
+        const values = notesR.values as ArrayLike<number | bigint>;
+        const count = Math.min(Number(notesR.elementCount), values.length);
+        for (let i = 0; i < count; i++) notes.push(numericalNoteName(Number(values[i])));
+      }
+      const knobs: [number, number][] = [];
+      const kc = cudnn.cudnnBackendGetAttribute(
+        cfg,
+        C.CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        0,
+        [],
+      );
+      const nk = kc.status === 0 ? Number(kc.elementCount) : 0;
+      if (nk > 0) {
+        for (let i = 0; i < nk; i++)
+          knobDescs.push(
+            this.#createBackend(C.CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, 'knob choice'),
+          );
+        const r = cudnn.cudnnBackendGetAttribute(
+          cfg,
+          C.CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+          C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+          nk,
+          knobDescs,
+        );
+        const got = r.status === 0 ? Math.min(nk, Number(r.elementCount)) : 0;
+        for (let i = 0; i < got; i++) {
+          const t = cudnn.cudnnBackendGetAttribute(
+            knobDescs[i]!,
+            C.CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+            C.CUDNN_TYPE_KNOB_TYPE,
+            1,
+          );
+          const v = cudnn.cudnnBackendGetAttribute(
+            knobDescs[i]!,
+            C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+            C.CUDNN_TYPE_INT64,
+            1,
+          );
+          if (t.status === 0 && v.status === 0) {
+            knobs.push([
+              Number((t.values as ArrayLike<number | bigint>)[0]),
+              Number((v.values as ArrayLike<number | bigint>)[0]),
+            ]);
+          }
+        }
+      }
+      knobs.sort((a, b) => a[0] - b[0]);
+      return { cfg, engineIndex, knobs, notes };
+    } finally {
+      this.#destroyBackend(engine);
+      for (const k of knobDescs) this.#destroyBackend(k);
+    }
+  }
+
+  /** Candidates of the given heuristic modes, deduplicated by engine index + knobs, in order. */
+  #candidates(graph: BackendDescriptor, modes: readonly number[]): EngineCandidate[] {
+    const seen = new Set<string>();
+    const out: EngineCandidate[] = [];
+    for (const mode of modes) {
+      for (const cfg of this.#heuristicConfigs(graph, mode)) {
+        const c = this.#describeConfig(cfg);
+        const id = c ? `${c.engineIndex}:${JSON.stringify(c.knobs)}` : '';
+        if (c === null || seen.has(id)) {
+          this.#destroyBackend(cfg);
+          continue;
+        }
+        seen.add(id);
+        out.push(c);
+      }
+    }
+    return out;
+  }
+
+  /** Finalize an execution plan; null (no throw) when cuDNN refuses this config. */
+  #finalizePlan(
+    cfg: BackendDescriptor,
+  ): { plan: BackendDescriptor; workspaceBytes: number } | null {
+    const plan = this.#createBackend(C.CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, 'execution plan');
+    const fail = () => {
+      this.#destroyBackend(plan);
+      return null;
+    };
+    if (
+      cudnn.cudnnBackendSetAttribute(
+        plan,
+        C.CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+        C.CUDNN_TYPE_HANDLE,
+        [this.#res.handle!.handle],
+      ) !== 0
+    )
+      return fail();
+    if (
+      cudnn.cudnnBackendSetAttribute(
+        plan,
+        C.CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        [cfg],
+      ) !== 0
+    )
+      return fail();
+    if (cudnn.cudnnBackendFinalize(plan) !== 0) return fail();
+    const ws = cudnn.cudnnBackendGetAttribute(
+      plan,
+      C.CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+      C.CUDNN_TYPE_INT64,
+      1,
+    );
+    if (ws.status !== 0) return fail();
+    return { plan, workspaceBytes: Number((ws.values as ArrayLike<number | bigint>)[0]) };
+  }
+
+  #graphInfo(c: EngineCandidate, workspaceBytes: number): AlgorithmInfo {
+    return Object.freeze({
+      path: 'graph' as const,
+      name: `engine ${c.engineIndex}${c.knobs.length ? ` (${c.knobs.map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}`,
+      engineIndex: c.engineIndex,
+      knobs: Object.freeze(c.knobs.map(([knob, value]) => Object.freeze({ knob, value }))),
+      numericalNotes: Object.freeze([...c.notes]),
+      workspaceBytes,
+      deterministic: !c.notes.includes('NONDETERMINISTIC'),
+      mathPrecision: mathPrecisionOfEngine(c.notes, this.descriptor.element),
+    });
+  }
+
+  /**
+   * Heuristic selection on the graph API: mode A then FALLBACK (plus B when matching a tuned
+   * engine); the first config that is allowed by the preference, finalizes, and fits the
+   * workspace budget. Null when none does (the caller falls back to the legacy API).
+   */
+  #selectGraph(
+    pass: Conv3dPass,
+    alpha: number,
+    beta: number,
+    align: number,
+    preferred: AutotuneEntry | undefined,
+  ): GraphExec | null {
+    const { graph, parts } = this.#operationGraph(pass, alpha, beta, align);
+    const modes = preferred
+      ? [C.CUDNN_HEUR_MODE_A, C.CUDNN_HEUR_MODE_B, C.CUDNN_HEUR_MODE_FALLBACK]
+      : [C.CUDNN_HEUR_MODE_A, C.CUDNN_HEUR_MODE_FALLBACK];
+    const candidates = this.#candidates(graph, modes);
+    if (preferred) {
+      const key = JSON.stringify(preferred.knobs);
+      const i = candidates.findIndex(
+        (c) => c.engineIndex === preferred.engineIndex && JSON.stringify(c.knobs) === key,
+      );
+      if (i > 0) candidates.unshift(...candidates.splice(i, 1));
+    }
+    let chosen: { c: EngineCandidate; plan: BackendDescriptor; workspaceBytes: number } | null =
+      null;
+    for (const c of candidates) {
+      if (
+        chosen === null &&
+        engineRejection(c.notes, this.preference, this.descriptor.element) === null
+      ) {
+        const built = this.#finalizePlan(c.cfg);
+        if (built !== null && built.workspaceBytes <= this.preference.maxWorkspaceBytes) {
+          chosen = { c, ...built };
+          continue; // keep its engine config alive with the plan
+        }
+        if (built !== null) this.#destroyBackend(built.plan);
+      }
+      this.#destroyBackend(c.cfg);
+    }
+    if (chosen === null) {
+      for (const p of parts) this.#destroyBackend(p);
+      return null;
+    }
+    const variantPacks = new PointerLru<BackendDescriptor>(VARIANT_PACK_CACHE, (vp) =>
+      this.#destroyBackend(vp),
+    );
+    return {
+      alpha,
+      beta,
+      align,
+      plan: chosen.plan,
+      workspaceBytes: chosen.workspaceBytes,
+      info: this.#graphInfo(chosen.c, chosen.workspaceBytes),
+      variantPacks,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // autotune
+
+  #tunePasses(options: Conv3dPlanOptions | undefined): Conv3dPass[] {
+    return resolveOptions(options).passes;
+  }
+
+  /**
+   * Tune one pass: time every allowed candidate of modes A, B and FALLBACK on scratch buffers
+   * (warm-up, then the median of 5 runs), keep the fastest and persist it. Yields the events to
+   * wait on, so select() waits asynchronously and selectSync() blocks.
+   */
+  *#tune(
+    pass: Conv3dPass,
+    options: Conv3dPlanOptions | undefined,
+  ): Generator<TimingEvent, void, void> {
+    const opts = resolveOptions(options);
+    const st = this.#passes[pass];
+    const d = this.descriptor;
+    const cc = this.#device.computeCapability;
+    const key = autotuneKey({
+      problem: d.describe(),
+      pass,
+      scalingKind: d.element === ElementKind.F64 ? 'f64' : 'f32',
+      deterministic: this.preference.deterministic,
+      allowTf32: this.preference.allowTf32,
+      deviceName: this.#device.name,
+      computeCapability: cc,
+      cudnnVersion: this.cudnnVersion,
+    });
+    const cached = readAutotuneCache(opts.autotuneCachePath).entries[key];
+    if (cached) {
+      st.preferred = cached;
+      const exec = this.#choice(pass, 1, 0, 16);
+      if ('variantPacks' in exec && exec.info.engineIndex !== cached.engineIndex) {
+        process.emitWarning(
+          `The autotune cache's engine ${cached.engineIndex} for ${d.describe()} ${pass} is no longer offered; using ${exec.info.name}`,
+          { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_STALE' },
+        );
+      }
+      return;
+    }
+    const started = Date.now();
+    const progress = (message: string) => {
+      if (opts.onProgress) opts.onProgress(message);
+      else if (Date.now() - started > 1000) process.stderr.write(`baracuda autotune: ${message}\n`);
+    };
+    const { graph, parts } = this.#operationGraph(pass, 1, 0, 16);
+    const candidates = this.#candidates(graph, [
+      C.CUDNN_HEUR_MODE_A,
+      C.CUDNN_HEUR_MODE_B,
+      C.CUDNN_HEUR_MODE_FALLBACK,
+    ]);
+    const built: { c: EngineCandidate; plan: BackendDescriptor; workspaceBytes: number }[] = [];
+    for (const c of candidates) {
+      if (engineRejection(c.notes, this.preference, d.element) === null) {
+        const b = this.#finalizePlan(c.cfg);
+        if (b !== null && b.workspaceBytes <= this.preference.maxWorkspaceBytes) {
+          built.push({ c, ...b });
+          continue;
+        }
+        if (b !== null) this.#destroyBackend(b.plan);
+      }
+      this.#destroyBackend(c.cfg);
+    }
+    if (built.length === 0) {
+      for (const p of parts) this.#destroyBackend(p);
+      // No graph engine: the legacy fallback, as the heuristic mode does.
+      st.legacy ??= this.#legacyHeuristic(pass);
+      st.reported ??= st.legacy.info;
+      return;
+    }
+    const stream = this.#stream;
+    const shared = this.#res.handle!;
+    bindStream(shared, stream.raw, this.#problem);
+    const bytes = this.#elementBytes;
+    const alloc = (elements: number) =>
+      driver.DeviceBuffer.alloc(elements * bytes, { device: this.#device, stream });
+    const scratch: OwnedBuffer[] = [];
+    const events: TimingEvent[] = [];
+    const timings: number[] = [];
+    try {
+      const bx = alloc(d.xElements);
+      scratch.push(bx);
+      const bw = alloc(d.wElements);
+      scratch.push(bw);
+      const by = alloc(d.yElements);
+      scratch.push(by);
+      bx.uploadSync(randomScratchBytes(d.element, d.xElements));
+      bw.uploadSync(randomScratchBytes(d.element, d.wElements));
+      by.uploadSync(randomScratchBytes(d.element, d.yElements));
+      const maxWs = Math.max(0, ...built.map((b) => b.workspaceBytes));
+      let wsPtr = 0n;
+      if (maxWs > 0) {
+        const ws = driver.DeviceBuffer.alloc(maxWs, { device: this.#device, stream });
+        scratch.push(ws);
+        wsPtr = ws.devicePtr;
+      }
+      const start = driver.Event.create(this.#device, { timing: true });
+      events.push(start);
+      const end = driver.Event.create(this.#device, { timing: true });
+      events.push(end);
+      for (let i = 0; i < built.length; i++) {
+        const b = built[i]!;
+        const vp = this.#variantPack(bx.devicePtr, bw.devicePtr, by.devicePtr, wsPtr);
+        try {
+          const exec = () => cudnn.cudnnBackendExecute(shared.handle, b.plan, vp);
+          if (exec() !== 0) {
+            timings.push(Number.POSITIVE_INFINITY);
+            continue;
+          }
+          const runs: number[] = [];
+          for (let r = 0; r < 5; r++) {
+            start.record(stream);
+            exec();
+            end.record(stream);
+            yield end;
+            runs.push(driver.Event.elapsedMs(start, end));
+          }
+          timings.push(median(runs));
+          progress(
+            `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} engine ${b.c.engineIndex} ${median(runs).toFixed(3)} ms`,
+          );
+        } finally {
+          this.#destroyBackend(vp);
+        }
+      }
+    } finally {
+      for (const e of events) {
+        try {
+          e.dispose();
+        } catch {
+          // ignore
+        }
+      }
+      for (const s of scratch) s.dispose();
+    }
+    let best = -1;
+    for (let i = 0; i < built.length; i++) {
+      if (Number.isFinite(timings[i]!) && (best < 0 || timings[i]! < timings[best]!)) best = i;
+    }
+    for (let i = 0; i < built.length; i++) {
+      if (i !== best) {
+        this.#destroyBackend(built[i]!.plan);
+        this.#destroyBackend(built[i]!.c.cfg);
+      }
+    }
+    if (best < 0) {
+      for (const p of parts) this.#destroyBackend(p);
+      st.legacy ??= this.#legacyHeuristic(pass);
+      st.reported ??= st.legacy.info;
+      return;
+    }
+    const winner = built[best]!;
+    const exec: GraphExec = {
+      alpha: 1,
+      beta: 0,
+      align: 16,
+      plan: winner.plan,
+      workspaceBytes: winner.workspaceBytes,
+      info: this.#graphInfo(winner.c, winner.workspaceBytes),
+      variantPacks: new PointerLru<BackendDescriptor>(VARIANT_PACK_CACHE, (vp) =>
+        this.#destroyBackend(vp),
+      ),
+    };
+    st.graphs.set('1|0|16', exec);
+    st.reported = exec.info;
+    st.preferred = {
+      engineIndex: winner.c.engineIndex,
+      knobs: winner.c.knobs,
+      timeMs: timings[best]!,
+    };
+    progress(
+      `${d.describe()} ${pass}: chose ${exec.info.name} (${timings[best]!.toFixed(3)} ms) of ${built.length}`,
+    );
+    writeAutotuneEntry(opts.autotuneCachePath, key, st.preferred);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // legacy API
+
+  #legacyDescriptors(): { x: LegacyDescriptor; w: LegacyDescriptor; y: LegacyDescriptor } {
+    const base = this.#legacyBase;
+    if (base.x && base.w && base.y) return { x: base.x, w: base.w, y: base.y };
+    const d = this.descriptor;
+    const dt = cudnnDataType(d.element);
+    const tensor = (shape: readonly number[], strides: readonly number[], what: string) => {
+      const r = cudnn.cudnnCreateTensorDescriptor();
+      check(r.status, 'cudnnCreateTensorDescriptor', this.#problem);
+      const t = outputOf<LegacyDescriptor>(r, 'tensorDesc');
+      this.#res.tensors.add(t);
+      check(
+        cudnn.cudnnSetTensorNdDescriptor(
+          t,
+          dt,
+          5,
+          Int32Array.from(shape),
+          Int32Array.from(strides),
+        ),
+        'cudnnSetTensorNdDescriptor',
+        `${this.#problem} (${what})`,
+      );
+      return t;
+    };
+    base.x ??= tensor(d.xShape, d.xStrides, 'x');
+    base.y ??= tensor(d.yShape, d.yStrides, 'y');
+    if (!base.w) {
+      const r = cudnn.cudnnCreateFilterDescriptor();
+      check(r.status, 'cudnnCreateFilterDescriptor', this.#problem);
+      const f = outputOf<LegacyDescriptor>(r, 'filterDesc');
+      this.#res.filters.add(f);
+      const format = d.layout === 'ndhwc' ? C.CUDNN_TENSOR_NHWC : C.CUDNN_TENSOR_NCHW;
+      check(
+        cudnn.cudnnSetFilterNdDescriptor(f, dt, format, 5, Int32Array.from(d.wShape)),
+        'cudnnSetFilterNdDescriptor',
+        `${this.#problem} (w)`,
+      );
+      base.w = f;
+    }
+    return { x: base.x, w: base.w, y: base.y };
+  }
+
+  #legacyConv(mathType: number): LegacyDescriptor {
+    const d = this.descriptor;
+    const r = cudnn.cudnnCreateConvolutionDescriptor();
+    check(r.status, 'cudnnCreateConvolutionDescriptor', this.#problem);
+    const conv = outputOf<LegacyDescriptor>(r, 'convDesc');
+    this.#res.convs.add(conv);
+    const compute = d.element === ElementKind.F64 ? C.CUDNN_DATA_DOUBLE : C.CUDNN_DATA_FLOAT;
+    check(
+      cudnn.cudnnSetConvolutionNdDescriptor(
+        conv,
+        3,
+        Int32Array.of(d.padD, d.padH, d.padW),
+        Int32Array.of(d.strideD, d.strideH, d.strideW),
+        Int32Array.of(d.dilationD, d.dilationH, d.dilationW),
+        C.CUDNN_CROSS_CORRELATION,
+        compute,
+      ),
+      'cudnnSetConvolutionNdDescriptor',
+      this.#problem,
+    );
+    check(
+      cudnn.cudnnSetConvolutionGroupCount(conv, d.groups),
+      'cudnnSetConvolutionGroupCount',
+      this.#problem,
+    );
+    check(
+      cudnn.cudnnSetConvolutionMathType(conv, mathType),
+      'cudnnSetConvolutionMathType',
+      this.#problem,
+    );
+    return conv;
+  }
+
+  /** Workspace size of a legacy algorithm; returns the raw status when cuDNN refuses. */
+  #legacyWorkspace(
+    pass: Conv3dPass,
+    conv: LegacyDescriptor,
+    algo: number,
+  ): { status: number; bytes: number } {
+    const { x, w, y } = this.#legacyDescriptors();
+    const h = this.#res.handle!.handle;
+    const r =
+      pass === 'fw'
+        ? cudnn.cudnnGetConvolutionForwardWorkspaceSize(h, x, w, conv, y, algo)
+        : pass === 'bwData'
+          ? cudnn.cudnnGetConvolutionBackwardDataWorkspaceSize(h, w, y, conv, x, algo)
+          : cudnn.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, x, y, conv, w, algo);
+    return {
+      status: r.status,
+      bytes: r.status === 0 ? Number(outputOf<number | bigint>(r, 'sizeInBytes')) : 0,
+    };
+  }
+
+  #legacyPass(
+    algo: number,
+    name: string,
+    conv: LegacyDescriptor,
+    mathType: number,
+    deterministic: boolean,
+    workspaceBytes: number,
+  ): LegacyPass {
+    const f64 = this.descriptor.element === ElementKind.F64;
+    return {
+      algo,
+      conv,
+      workspaceBytes,
+      alphaBuf: f64 ? new Float64Array(1) : new Float32Array(1),
+      betaBuf: f64 ? new Float64Array(1) : new Float32Array(1),
+      info: Object.freeze({
+        path: 'legacy' as const,
+        name,
+        numericalNotes: Object.freeze(mathType === MathType.TENSOR_OP ? ['TENSOR_CORE'] : []),
+        workspaceBytes,
+        deterministic,
+        mathPrecision: mathPrecisionOfLegacy(mathType, this.descriptor.element),
+      }),
+    };
+  }
+
+  /** The seed's pinned algorithms on the legacy API. */
+  #pinned(pass: Conv3dPass): LegacyPass {
+    const [algoName, what] = PINNED_ALGOS[pass];
+    const algo =
+      pass === 'fw'
+        ? C.CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM
+        : pass === 'bwData'
+          ? C.CUDNN_CONVOLUTION_BWD_DATA_ALGO_1
+          : C.CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    const mathType = pinnedMathType(this.descriptor.element, this.preference.allowTf32);
+    const conv = this.#legacyConv(mathType);
+    const ws = this.#legacyWorkspace(pass, conv, algo);
+    if (isNotSupported(ws.status)) {
+      throw new UnsupportedError(
+        `The pinned ${what} algorithm ${algoName} (the seed's choice) does not support ${this.#problem}: ` +
+          `its workspace query returned ${statusName(ws.status)}${lastErrorString() ? ` (${lastErrorString()})` : ''}. ` +
+          "Use algorithm 'heuristic' (the default) instead.",
+      );
+    }
+    check(
+      ws.status,
+      `cudnnGetConvolution${pass === 'fw' ? 'Forward' : pass === 'bwData' ? 'BackwardData' : 'BackwardFilter'}WorkspaceSize`,
+      `${this.#problem} ${algoName}`,
+    );
+    if (ws.bytes > this.preference.maxWorkspaceBytes) {
+      throw new UnsupportedError(
+        `The pinned ${what} algorithm ${algoName} needs ${ws.bytes} bytes of workspace for ${this.#problem}, ` +
+          `more than preference.maxWorkspaceBytes (${this.preference.maxWorkspaceBytes})`,
+      );
+    }
+    return this.#legacyPass(algo, algoName, conv, mathType, true, ws.bytes);
+  }
+
+  /** Legacy fallback of the heuristic path: cudnnGet*Algorithm_v7, first allowed result. */
+  #legacyHeuristic(pass: Conv3dPass): LegacyPass {
+    const d = this.descriptor;
+    const mathType =
+      d.element === ElementKind.F32
+        ? this.preference.allowTf32
+          ? MathType.DEFAULT
+          : MathType.FMA
+        : pinnedMathType(d.element, this.preference.allowTf32);
+    const conv = this.#legacyConv(mathType);
+    const { x, w, y } = this.#legacyDescriptors();
+    const h = this.#res.handle!.handle;
+    const [call, r] =
+      pass === 'fw'
+        ? [
+            'cudnnGetConvolutionForwardAlgorithm_v7',
+            cudnn.cudnnGetConvolutionForwardAlgorithm_v7(h, x, w, conv, y, 8),
+          ]
+        : pass === 'bwData'
+          ? [
+              'cudnnGetConvolutionBackwardDataAlgorithm_v7',
+              cudnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w, y, conv, x, 8),
+            ]
+          : [
+              'cudnnGetConvolutionBackwardFilterAlgorithm_v7',
+              cudnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x, y, conv, w, 8),
+            ];
+    check(r.status, call, `${this.#problem} ${pass}`);
+    const perfs = (r.perfResults ?? outputOf<LegacyPerf[]>(r, 'perfResults')) as LegacyPerf[];
+    const count = typeof r.returnedAlgoCount === 'number' ? r.returnedAlgoCount : perfs.length;
+    const pick = pickLegacyAlgorithm(perfs.slice(0, count), this.preference, d.element);
+    if (pick === null) {
+      throw new UnsupportedError(
+        `No cuDNN algorithm can run the ${passName(pass)} pass of ${this.#problem} under the preference ` +
+          `(deterministic=${this.preference.deterministic}, allowTf32=${this.preference.allowTf32}, ` +
+          `maxWorkspaceBytes=${this.preference.maxWorkspaceBytes}): no graph-API engine config passed, ` +
+          `and ${call} offered ${perfs.map((p) => `algo ${p.algo} (status ${p.status}, ${p.memory} bytes, determinism ${p.determinism}, math ${p.mathType})`).join(', ') || 'nothing'}`,
+      );
+    }
+    check(
+      cudnn.cudnnSetConvolutionMathType(conv, pick.mathType),
+      'cudnnSetConvolutionMathType',
+      this.#problem,
+    );
+    const ws = this.#legacyWorkspace(pass, conv, pick.algo);
+    check(
+      ws.status,
+      'cudnnGetConvolution*WorkspaceSize',
+      `${this.#problem} ${pass} algo ${pick.algo}`,
+    );
+    const prefix = pass === 'fw' ? 'FWD' : pass === 'bwData' ? 'BWD_DATA' : 'BWD_FILTER';
+    return this.#legacyPass(
+      pick.algo,
+      `CUDNN_CONVOLUTION_${prefix}_ALGO ${pick.algo}`,
+      conv,
+      pick.mathType,
+      pick.determinism === 1,
+      ws.bytes,
+    );
+  }
+
+  #legacyRun(
+    pass: Conv3dPass,
+    lp: LegacyPass,
+    handle: CudnnHandle,
+    px: bigint,
+    pw: bigint,
+    py: bigint,
+    ws: bigint,
+    alpha: number,
+    beta: number,
+  ): void {
+    const { x, w, y } = this.#legacyDescriptors();
+    lp.alphaBuf[0] = alpha;
+    lp.betaBuf[0] = beta;
+    const size = lp.workspaceBytes;
+    let status: number;
+    let call: string;
+    if (pass === 'fw') {
+      call = 'cudnnConvolutionForward';
+      status = cudnn.cudnnConvolutionForward(
+        handle,
+        lp.alphaBuf,
+        x,
+        px,
+        w,
+        pw,
+        lp.conv,
+        lp.algo,
+        ws,
+        size,
+        lp.betaBuf,
+        y,
+        py,
+      );
+    } else if (pass === 'bwData') {
+      call = 'cudnnConvolutionBackwardData';
+      status = cudnn.cudnnConvolutionBackwardData(
+        handle,
+        lp.alphaBuf,
+        w,
+        pw,
+        y,
+        py,
+        lp.conv,
+        lp.algo,
+        ws,
+        size,
+        lp.betaBuf,
+        x,
+        px,
+      );
+    } else {
+      call = 'cudnnConvolutionBackwardFilter';
+      status = cudnn.cudnnConvolutionBackwardFilter(
+        handle,
+        lp.alphaBuf,
+        x,
+        px,
+        y,
+        py,
+        lp.conv,
+        lp.algo,
+        ws,
+        size,
+        lp.betaBuf,
+        w,
+        pw,
+      );
+    }
+    if (status === 0) return;
+    if (this.preference.algorithm === 'pinned' && isNotSupported(status)) {
+      const [algoName, what] = PINNED_ALGOS[pass];
+      throw new UnsupportedError(
+        `The pinned ${what} algorithm ${algoName} (the seed's choice) does not support ${this.#problem}: ` +
+          `${call} returned ${statusName(status)}${lastErrorString() ? ` (${lastErrorString()})` : ''}. Use algorithm 'heuristic' (the default) instead.`,
+      );
+    }
+    check(status, call, `${this.#problem} ${pass} ${lp.info.name}`);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // lifetime
+
+  /** Destroy every cuDNN object of the plan, release the shared handle, free the owned workspace. Idempotent. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    registry.unregister(this);
+    for (const pass of PASSES) {
+      const st = this.#passes[pass];
+      for (const exec of st.graphs.values()) exec?.variantPacks.clear();
+      st.graphs.clear();
+      st.last = undefined;
+    }
+    releaseResources(this.#res);
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /** True once disposed. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+}

@@ -1,0 +1,138 @@
+import { ElementKind } from '@baracuda/types';
+import { describe, expect, it } from 'vitest';
+import { resolvePlanPreference } from './compat.js';
+import {
+  alignmentClass,
+  engineAllowed,
+  engineRejection,
+  intendedMathPrecision,
+  MathType,
+  mathPrecisionOfEngine,
+  mathPrecisionOfLegacy,
+  median,
+  numericalNoteName,
+  pickLegacyAlgorithm,
+  pinnedMathType,
+  randomScratchBytes,
+} from './policy.js';
+
+const pref = (
+  p: { deterministic?: boolean; allowTf32?: boolean; maxWorkspaceBytes?: number } = {},
+) => resolvePlanPreference(p);
+
+describe('engine filtering (PyTorch filterEngineConfigs rules)', () => {
+  it('keeps a plain engine for every element', () => {
+    for (const e of [ElementKind.F32, ElementKind.F64, ElementKind.F16, ElementKind.Bf16]) {
+      expect(engineAllowed([], pref(), e)).toBe(true);
+    }
+  });
+  it('drops nondeterministic engines only when determinism is asked for', () => {
+    expect(engineAllowed(['NONDETERMINISTIC'], pref(), ElementKind.F16)).toBe(true);
+    expect(
+      engineRejection(['NONDETERMINISTIC'], pref({ deterministic: true }), ElementKind.F16),
+    ).toBe('nondeterministic (numerical note NONDETERMINISTIC) while determinism was asked for');
+  });
+  it('always drops engines that down-convert inputs', () => {
+    for (const e of [ElementKind.F32, ElementKind.F16, ElementKind.Bf16, ElementKind.F64]) {
+      expect(engineAllowed(['DOWN_CONVERT_INPUTS'], pref({ allowTf32: true }), e)).toBe(false);
+    }
+  });
+  it('drops tensor-core engines for strict f32 only', () => {
+    expect(engineRejection(['TENSOR_CORE'], pref(), ElementKind.F32)).toBe(
+      'uses TF32 tensor cores on f32 data (numerical note TENSOR_CORE) while allowTf32 is false',
+    );
+    expect(engineAllowed(['TENSOR_CORE'], pref({ allowTf32: true }), ElementKind.F32)).toBe(true);
+    expect(engineAllowed(['TENSOR_CORE'], pref(), ElementKind.F16)).toBe(true);
+    expect(engineAllowed(['TENSOR_CORE'], pref(), ElementKind.F64)).toBe(true);
+  });
+  it('names notes by enum value', () => {
+    expect(numericalNoteName(0)).toBe('TENSOR_CORE');
+    expect(numericalNoteName(4)).toBe('NONDETERMINISTIC');
+    expect(numericalNoteName(42)).toBe('NOTE_42');
+  });
+});
+
+describe('math precision', () => {
+  it('of engines', () => {
+    expect(mathPrecisionOfEngine(['TENSOR_CORE'], ElementKind.F32)).toBe('tf32');
+    expect(mathPrecisionOfEngine([], ElementKind.F32)).toBe('f32');
+    expect(mathPrecisionOfEngine(['TENSOR_CORE'], ElementKind.Bf16)).toBe('bf16');
+    expect(mathPrecisionOfEngine(['TENSOR_CORE'], ElementKind.F64)).toBe('f64');
+  });
+  it('intended', () => {
+    expect(intendedMathPrecision(ElementKind.F32, false)).toBe('f32');
+    expect(intendedMathPrecision(ElementKind.F32, true)).toBe('tf32');
+    expect(intendedMathPrecision(ElementKind.F16, true)).toBe('f16');
+  });
+  it('of the pinned legacy path', () => {
+    expect(pinnedMathType(ElementKind.F16, false)).toBe(MathType.TENSOR_OP);
+    expect(pinnedMathType(ElementKind.Bf16, false)).toBe(MathType.TENSOR_OP);
+    expect(pinnedMathType(ElementKind.F32, false)).toBe(MathType.FMA);
+    expect(pinnedMathType(ElementKind.F32, true)).toBe(MathType.DEFAULT);
+    expect(pinnedMathType(ElementKind.F64, false)).toBe(MathType.DEFAULT);
+    expect(mathPrecisionOfLegacy(MathType.FMA, ElementKind.F32)).toBe('f32');
+    expect(mathPrecisionOfLegacy(MathType.DEFAULT, ElementKind.F32)).toBe('tf32');
+    expect(mathPrecisionOfLegacy(MathType.DEFAULT, ElementKind.F64)).toBe('f64');
+  });
+});
+
+describe('legacy algorithm pick', () => {
+  const perfs = [
+    { algo: 7, status: 3000, memory: 0, determinism: 1, mathType: MathType.FMA },
+    { algo: 1, status: 0, memory: 1 << 30, determinism: 1, mathType: MathType.FMA },
+    { algo: 2, status: 0, memory: 1024n, determinism: 0, mathType: MathType.FMA },
+    { algo: 3, status: 0, memory: 0, determinism: 1, mathType: MathType.DEFAULT },
+    { algo: 4, status: 0, memory: 0, determinism: 1, mathType: MathType.FMA },
+  ];
+  it('skips failed, too large, nondeterministic (when asked) and TF32 (strict f32) results', () => {
+    expect(pickLegacyAlgorithm(perfs, pref(), ElementKind.F32)?.algo).toBe(1);
+    expect(
+      pickLegacyAlgorithm(perfs, pref({ maxWorkspaceBytes: 4096 }), ElementKind.F32)?.algo,
+    ).toBe(2);
+    expect(
+      pickLegacyAlgorithm(
+        perfs,
+        pref({ maxWorkspaceBytes: 4096, deterministic: true }),
+        ElementKind.F32,
+      )?.algo,
+    ).toBe(4);
+    expect(
+      pickLegacyAlgorithm(
+        perfs,
+        pref({ maxWorkspaceBytes: 4096, deterministic: true, allowTf32: true }),
+        ElementKind.F32,
+      )?.algo,
+    ).toBe(3);
+    expect(pickLegacyAlgorithm(perfs.slice(0, 1), pref(), ElementKind.F32)).toBeNull();
+  });
+});
+
+describe('helpers', () => {
+  it('alignment class', () => {
+    expect(alignmentClass([0x1000n, 0x2010n, 0n], 2)).toBe(16);
+    expect(alignmentClass([0x1000n, 0x2002n], 2)).toBe(2);
+    expect(alignmentClass([0x1004n], 4)).toBe(4);
+  });
+  it('median', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+  it('random scratch bytes are finite, small values of the right size', () => {
+    const f16 = new Uint16Array(randomScratchBytes(ElementKind.F16, 1000).buffer);
+    expect(f16.length).toBe(1000);
+    for (const bits of f16) {
+      const exponent = (bits >> 10) & 0x1f;
+      expect(exponent === 13 || exponent === 14).toBe(true);
+    }
+    const bf16 = new Uint16Array(randomScratchBytes(ElementKind.Bf16, 1000).buffer);
+    const f32 = new Float32Array(1);
+    const u32 = new Uint32Array(f32.buffer);
+    for (const bits of bf16) {
+      u32[0] = bits << 16;
+      expect(Math.abs(f32[0]!)).toBeGreaterThanOrEqual(0.25);
+      expect(Math.abs(f32[0]!)).toBeLessThan(1);
+    }
+    expect(randomScratchBytes(ElementKind.F64, 3).byteLength).toBe(24);
+    expect(randomScratchBytes(ElementKind.F32, 3).byteLength).toBe(12);
+  });
+});

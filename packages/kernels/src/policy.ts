@@ -1,0 +1,214 @@
+/**
+ * Pure selection policy: which engines and legacy algorithms a preference allows,
+ * and what precision they give. No cuDNN calls here, so CI tests it.
+ */
+import { ElementKind } from '@baracuda/types';
+import type { MathPrecision, ResolvedPlanPreference } from './compat.js';
+
+/** cudnnBackendNumericalNote_t names, in enum order (cuDNN 9 values 0..9). */
+export const NUMERICAL_NOTE_NAMES = [
+  'TENSOR_CORE',
+  'DOWN_CONVERT_INPUTS',
+  'REDUCED_PRECISION_REDUCTION',
+  'FFT',
+  'NONDETERMINISTIC',
+  'WINOGRAD',
+  'WINOGRAD_TILE_4x4',
+  'WINOGRAD_TILE_6x6',
+  'WINOGRAD_TILE_13x13',
+  'STRICT_NAN_PROP',
+] as const;
+export type NumericalNote = (typeof NUMERICAL_NOTE_NAMES)[number];
+
+/** Name of a numerical-note enum value (`NOTE_<n>` for one this table does not know). */
+export function numericalNoteName(value: number): string {
+  return NUMERICAL_NOTE_NAMES[value] ?? `NOTE_${value}`;
+}
+
+/** The part of a preference that filters engines. */
+export type EngineFilter = Pick<ResolvedPlanPreference, 'deterministic' | 'allowTf32'>;
+
+/**
+ * Whether an engine with these numerical notes may serve the preference. Same rules as
+ * PyTorch's `filterEngineConfigs` (Conv_v8.cpp): nondeterministic engines go when determinism
+ * is asked for; engines that down-convert their inputs always go; for f32 data, tensor-core
+ * engines (TF32) go unless `allowTf32`.
+ * @returns null when allowed, else the reason.
+ */
+export function engineRejection(
+  notes: readonly string[],
+  preference: EngineFilter,
+  element: ElementKind,
+): string | null {
+  if (preference.deterministic && notes.includes('NONDETERMINISTIC')) {
+    return 'nondeterministic (numerical note NONDETERMINISTIC) while determinism was asked for';
+  }
+  if (notes.includes('DOWN_CONVERT_INPUTS')) {
+    return 'down-converts its inputs (numerical note DOWN_CONVERT_INPUTS)';
+  }
+  if (element === ElementKind.F32 && !preference.allowTf32 && notes.includes('TENSOR_CORE')) {
+    return 'uses TF32 tensor cores on f32 data (numerical note TENSOR_CORE) while allowTf32 is false';
+  }
+  return null;
+}
+
+/** True when `engineRejection` has no objection. */
+export function engineAllowed(
+  notes: readonly string[],
+  preference: EngineFilter,
+  element: ElementKind,
+): boolean {
+  return engineRejection(notes, preference, element) === null;
+}
+
+/** The math precision an engine with these notes gives for an element. */
+export function mathPrecisionOfEngine(
+  notes: readonly string[],
+  element: ElementKind,
+): MathPrecision {
+  switch (element) {
+    case ElementKind.F64:
+      return 'f64';
+    case ElementKind.F16:
+      return 'f16';
+    case ElementKind.Bf16:
+      return 'bf16';
+    default:
+      return notes.includes('TENSOR_CORE') || notes.includes('DOWN_CONVERT_INPUTS')
+        ? 'tf32'
+        : 'f32';
+  }
+}
+
+/** The math precision a preference intends, before any engine is chosen. */
+export function intendedMathPrecision(element: ElementKind, allowTf32: boolean): MathPrecision {
+  switch (element) {
+    case ElementKind.F64:
+      return 'f64';
+    case ElementKind.F16:
+      return 'f16';
+    case ElementKind.Bf16:
+      return 'bf16';
+    default:
+      return allowTf32 ? 'tf32' : 'f32';
+  }
+}
+
+/** cudnnMathType_t values (cuDNN 9). */
+export const MathType = {
+  DEFAULT: 0,
+  TENSOR_OP: 1,
+  TENSOR_OP_ALLOW_CONVERSION: 2,
+  FMA: 3,
+} as const;
+
+/**
+ * The legacy math type of the pinned path: f16/bf16 tensor-op math, f32 strict FMA math,
+ * f32 with TF32 default math, f64 default math.
+ */
+export function pinnedMathType(element: ElementKind, allowTf32: boolean): number {
+  switch (element) {
+    case ElementKind.F16:
+    case ElementKind.Bf16:
+      return MathType.TENSOR_OP;
+    case ElementKind.F32:
+      return allowTf32 ? MathType.DEFAULT : MathType.FMA;
+    default:
+      return MathType.DEFAULT;
+  }
+}
+
+/** A perf result of cudnnGetConvolution*Algorithm_v7, as cudnn-sys marshals it. */
+export interface LegacyPerf {
+  algo: number;
+  status: number;
+  time?: number;
+  memory: number | bigint;
+  determinism: number;
+  mathType: number;
+}
+
+/**
+ * Pick the first legacy algorithm that succeeded, fits the workspace budget, and meets
+ * determinism and math rules (strict f32 takes only FMA math: DEFAULT may use TF32 on sm80+).
+ */
+export function pickLegacyAlgorithm(
+  perfs: readonly LegacyPerf[],
+  preference: Pick<ResolvedPlanPreference, 'deterministic' | 'allowTf32' | 'maxWorkspaceBytes'>,
+  element: ElementKind,
+): LegacyPerf | null {
+  for (const p of perfs) {
+    if (p.status !== 0) continue;
+    if (Number(p.memory) > preference.maxWorkspaceBytes) continue;
+    if (preference.deterministic && p.determinism !== 1) continue;
+    if (element === ElementKind.F32 && !preference.allowTf32 && p.mathType !== MathType.FMA) {
+      continue;
+    }
+    if (p.mathType === MathType.TENSOR_OP_ALLOW_CONVERSION) continue;
+    return p;
+  }
+  return null;
+}
+
+/** The math precision a legacy math type gives for an element (DEFAULT on f32 may be TF32). */
+export function mathPrecisionOfLegacy(mathType: number, element: ElementKind): MathPrecision {
+  if (element === ElementKind.F32) return mathType === MathType.FMA ? 'f32' : 'tf32';
+  return mathPrecisionOfEngine([], element);
+}
+
+/** Byte alignment class of a run: 16 when every pointer is 16-byte aligned, else the element size. */
+export function alignmentClass(pointers: readonly bigint[], elementBytes: number): number {
+  for (const p of pointers) {
+    if (p !== 0n && p % 16n !== 0n) return elementBytes;
+  }
+  return 16;
+}
+
+/** Median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Host bytes of random but finite values for a scratch buffer (autotune): f32/f64 in [-1, 1),
+ * f16 and bf16 with magnitudes in [0.25, 1).
+ */
+export function randomScratchBytes(
+  element: ElementKind,
+  count: number,
+  random: () => number = Math.random,
+): Uint8Array {
+  switch (element) {
+    case ElementKind.F64: {
+      const a = new Float64Array(count);
+      for (let i = 0; i < count; i++) a[i] = random() * 2 - 1;
+      return new Uint8Array(a.buffer);
+    }
+    case ElementKind.F32: {
+      const a = new Float32Array(count);
+      for (let i = 0; i < count; i++) a[i] = random() * 2 - 1;
+      return new Uint8Array(a.buffer);
+    }
+    case ElementKind.F16: {
+      const a = new Uint16Array(count);
+      for (let i = 0; i < count; i++) {
+        const sign = random() < 0.5 ? 0x8000 : 0;
+        const exponent = random() < 0.5 ? 13 : 14; // 2^-2 .. 2^-1
+        a[i] = sign | (exponent << 10) | Math.floor(random() * 1024);
+      }
+      return new Uint8Array(a.buffer);
+    }
+    default: {
+      // bf16: the top half of an f32 with exponent 125 or 126.
+      const a = new Uint16Array(count);
+      for (let i = 0; i < count; i++) {
+        const sign = random() < 0.5 ? 0x8000 : 0;
+        const exponent = random() < 0.5 ? 125 : 126;
+        a[i] = sign | (exponent << 7) | Math.floor(random() * 128);
+      }
+      return new Uint8Array(a.buffer);
+    }
+  }
+}

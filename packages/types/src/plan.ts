@@ -1,0 +1,125 @@
+/** What a caller asks of plan selection, and the workspace handed to a run call. */
+import { InvalidArgumentError } from './errors.js';
+import { BackendKind } from './sku.js';
+import { DEVICE_SLICE_EXPECTED, type DeviceSlice, isDeviceSlice } from './tensor.js';
+import { expectBoolean, expectInteger, expectOneOf } from './validate.js';
+
+/** How a plan picks its algorithm. */
+export type PlanAlgorithm = 'heuristic' | 'autotune' | 'pinned';
+
+/** Every {@link PlanAlgorithm}, in the order error messages list them. */
+export const PLAN_ALGORITHMS: readonly PlanAlgorithm[] = Object.freeze([
+  'heuristic',
+  'autotune',
+  'pinned',
+]);
+
+/** Hints for plan selection. Pass a partial object; {@link resolvePlanPreference} fills the rest. */
+export interface PlanPreference {
+  /**
+   * The most workspace, in bytes, the caller will provide. Algorithms that need more are not
+   * considered. `0` allows only workspace-free algorithms; `Number.MAX_SAFE_INTEGER` lifts the cap.
+   * Defaults to `1073741824` (1 GiB).
+   */
+  readonly maxWorkspaceBytes: number;
+  /**
+   * `'heuristic'`: take the library's first heuristic choice that fits (fast, no GPU time).
+   * `'autotune'`: time the candidates on the GPU at selection and keep the fastest.
+   * `'pinned'`: use the kernel's fixed, documented algorithms (for conv3d, the seed crate's legacy
+   * cuDNN algorithms), and fail with `UnsupportedError` rather than fall back. Slow; kept for parity.
+   * Defaults to `'heuristic'`.
+   */
+  readonly algorithm: PlanAlgorithm;
+  /** Only consider algorithms that give bit-identical results run after run. Defaults to `false`. */
+  readonly deterministic: boolean;
+  /**
+   * Allow f32 problems to run their multiplies in TF32 tensor cores (10-bit mantissa), as
+   * PyTorch's `allow_tf32` does. Defaults to `false`.
+   */
+  readonly allowTf32: boolean;
+  /**
+   * Insist on one backend; selection fails with `UnsupportedError` if it has no kernel for the
+   * problem. Defaults to `undefined` (automatic).
+   */
+  readonly preferBackend: BackendKind | undefined;
+}
+
+/** The preference used when none is given. Frozen. */
+export const DEFAULT_PLAN_PREFERENCE: PlanPreference = Object.freeze({
+  maxWorkspaceBytes: 1073741824,
+  algorithm: 'heuristic',
+  deterministic: false,
+  allowTf32: false,
+  preferBackend: undefined,
+});
+
+const PREFERENCE_KEYS = Object.freeze(
+  Object.keys(DEFAULT_PLAN_PREFERENCE) as (keyof PlanPreference)[],
+);
+const BACKEND_KINDS: readonly BackendKind[] = Object.freeze(Object.values(BackendKind));
+
+/**
+ * Fill a partial preference with the defaults and check every field, returning a frozen
+ * {@link PlanPreference}. A key set to `undefined` takes its default. Throws
+ * `InvalidArgumentError` for an unknown key, a `maxWorkspaceBytes` that is not a non-negative
+ * integer, an unknown algorithm or backend, or a flag that is not a boolean.
+ */
+export function resolvePlanPreference(partial?: Partial<PlanPreference>): PlanPreference {
+  if (partial === undefined) return DEFAULT_PLAN_PREFERENCE;
+  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) {
+    throw new InvalidArgumentError('preference', 'an object or undefined', partial);
+  }
+  for (const key of Object.keys(partial)) expectOneOf('preference key', key, PREFERENCE_KEYS);
+  const pick = <K extends keyof PlanPreference>(key: K): unknown =>
+    partial[key] === undefined ? DEFAULT_PLAN_PREFERENCE[key] : partial[key];
+  const preferBackend = pick('preferBackend');
+  return Object.freeze({
+    maxWorkspaceBytes: expectInteger('maxWorkspaceBytes', pick('maxWorkspaceBytes'), { min: 0 }),
+    algorithm: expectOneOf('algorithm', pick('algorithm'), PLAN_ALGORITHMS),
+    deterministic: expectBoolean('deterministic', pick('deterministic')),
+    allowTf32: expectBoolean('allowTf32', pick('allowTf32')),
+    preferBackend:
+      preferBackend === undefined
+        ? undefined
+        : expectOneOf('preferBackend', preferBackend, BACKEND_KINDS),
+  });
+}
+
+/**
+ * Scratch device memory for a run call: none, or a slice the caller owns and keeps alive until
+ * the work on the stream is done.
+ */
+export type Workspace =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'borrowed'; readonly slice: DeviceSlice };
+
+const NO_WORKSPACE: Workspace = Object.freeze({ kind: 'none' });
+
+/** Constructors for {@link Workspace}. */
+export const Workspace = Object.freeze({
+  /** No workspace: only workspace-free algorithms can run. */
+  none(): Workspace {
+    return NO_WORKSPACE;
+  },
+  /** Borrow `slice` as workspace. Throws `InvalidArgumentError` if it is not a DeviceSlice. */
+  borrowed(slice: DeviceSlice): Workspace {
+    if (!isDeviceSlice(slice))
+      throw new InvalidArgumentError('slice', DEVICE_SLICE_EXPECTED, slice);
+    return Object.freeze({ kind: 'borrowed', slice });
+  },
+});
+
+/** Bytes a workspace provides: 0 for none, the slice's length when borrowed. */
+export function workspaceBytes(workspace: Workspace): number {
+  if (typeof workspace === 'object' && workspace !== null) {
+    if (workspace.kind === 'none') return 0;
+    if (workspace.kind === 'borrowed' && isDeviceSlice(workspace.slice)) {
+      return workspace.slice.byteLength;
+    }
+  }
+  throw new InvalidArgumentError(
+    'workspace',
+    'a Workspace (Workspace.none() or Workspace.borrowed(slice))',
+    workspace,
+  );
+}
