@@ -24,6 +24,7 @@ import {
   type Pass,
 } from './gpu-api.js';
 import {
+  asF64,
   countNaN,
   decode,
   dot,
@@ -149,7 +150,11 @@ export async function checkAdjoint(
       const dw = (
         await executePass(api, stream, plan, problem, 'f64', 'bwFilter', rng, { a: x, b: dy })
       ).got;
-      const ip = [dot(y, dy.values), dot(x.values, dx), dot(w.values, dw)] as const;
+      const ip = [
+        dot(y, asF64(dy.values)),
+        dot(asF64(x.values), dx),
+        dot(asF64(w.values), dw),
+      ] as const;
       const scale = Math.max(Math.abs(ip[0]), Math.abs(ip[1]), Math.abs(ip[2]), 1e-300);
       const error =
         Math.max(Math.abs(ip[0] - ip[1]), Math.abs(ip[0] - ip[2]), Math.abs(ip[1] - ip[2])) / scale;

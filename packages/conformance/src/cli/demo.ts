@@ -12,6 +12,7 @@ import type {
 } from '../check/gpu-api.js';
 import { PASSES } from '../check/gpu-api.js';
 import {
+  asF64,
   countNaN,
   decode,
   dot,
@@ -105,9 +106,9 @@ export function cpuDemo(io: CliIo, layer: SuiteCase = CPU_DEMO_LAYER): void {
   const problem: ConvProblem = toProblem(layer, 'ncdhw');
   const counts = elementCounts(problem);
   const rng = new Rng(freshSeed(), 'cpu-demo');
-  const x = randomTensor('f64', counts.x, rng).values;
-  const w = randomTensor('f64', counts.w, rng).values;
-  const dy = randomTensor('f64', counts.y, rng).values;
+  const x = asF64(randomTensor('f64', counts.x, rng).values);
+  const w = asF64(randomTensor('f64', counts.w, rng).values);
+  const dy = asF64(randomTensor('f64', counts.y, rng).values);
   io.out(
     `CPU f64 reference on a reduced layer: ${describe(layer)} (${(macs(problem) / 1e6).toFixed(1)} M MACs per pass)`,
   );

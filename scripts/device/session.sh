@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
+# logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
+# Phases: info abi driver cudnn smoke check check-shared large demo bench-quick bench-system bench-torch
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-$PWD/out}"
+LOGS="$OUT/logs"
+mkdir -p "$LOGS"
+if [ ! -x /tmp/node ]; then xz -dc .carry/node.xz > /tmp/node && chmod +x /tmp/node; fi
+NODE=/tmp/node
+export BARACUDA_ADDON_DIR="$PWD/.carry"
+TORCH_CUDNN=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9
+
+run() { # name limit command...
+  local name=$1 limit=$2; shift 2
+  echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*" | tee -a "$OUT/summary.txt"
+  local t0=$(date +%s)
+  timeout "$limit" "$@" > "$LOGS/$name.log" 2>&1
+  local rc=$?
+  echo "--- $name rc=$rc in $(( $(date +%s) - t0 ))s" | tee -a "$OUT/summary.txt"
+  tail -n "${TAIL:-25}" "$LOGS/$name.log" >> "$OUT/summary.txt"
+}
+
+for phase in "$@"; do
+  case "$phase" in
+    info)
+      run info 60 bash -c 'date -u; nvidia-smi; ldconfig -p | grep -E "libcudnn.so|libcuda.so"; ls /usr/include/x86_64-linux-gnu/cudnn_version*.h; grep -E "define CUDNN_(MAJOR|MINOR|PATCHLEVEL)" /usr/include/x86_64-linux-gnu/cudnn_version*.h; python3 -c "import torch; print(torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name())"' ;;
+    abi) run abi-cudnn 120 bash packages/cudnn-sys/scripts/abi-check.sh ;;
+    driver) run driver 300 $NODE .carry/driver-device-check.mjs "$LOGS/driver.json" ;;
+    cudnn)
+      EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs
+      BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN EXPECT_CUDNN_VERSION=9.19 run cudnn-torch 120 $NODE .carry/cudnn-sys-device-check.mjs ;;
+    smoke)
+      run smoke-system 300 $NODE .carry/kernels-device-smoke.mjs
+      BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run smoke-torch 300 $NODE .carry/kernels-device-smoke.mjs ;;
+    check) run check 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check.json" ${CHECK_ARGS:-} ;;
+    check-shared) run check-shared 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suite packages/conformance/suites/conv3d-suite.json --no-extras --json "$LOGS/check-shared.json" ${CHECK_ARGS:-} ;;
+    large) run large 420 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suites large --no-extras --json "$LOGS/large.json" ${LARGE_ARGS:-} ;;
+    demo) run demo 120 $NODE .carry/cli.cjs demo ;;
+    # The cuDNN 9.8-9.15 f16/bf16 defect: run what the errata table refuses, with the refusal lifted.
+    errata-small) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-small 240 $NODE .carry/cli.cjs check --suites tiny,odd,grouped,shared-scaled --dtypes f16,bf16 --layouts ncdhw --algos heuristic,pinned --no-extras --json "$LOGS/errata-small.json" ;;
+    errata-large) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-large 400 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${ERRATA_DTYPES:-bf16,f16} --layouts ${ERRATA_LAYOUTS:-ncdhw} --algos heuristic --no-extras --json "$LOGS/errata-large.json" ;;
+    errata-large-ndhwc) run errata-large-ndhwc 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes bf16 --layouts ndhwc --algos heuristic --no-extras --json "$LOGS/errata-large-ndhwc.json" ;;
+    errata-large-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run errata-large-919 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes bf16 --layouts ncdhw --algos heuristic --no-extras --json "$LOGS/errata-large-919.json" ;;
+    *) echo "unknown phase $phase" | tee -a "$OUT/summary.txt" ;;
+  esac
+done
+tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$LOGS"
