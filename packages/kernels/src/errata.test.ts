@@ -74,4 +74,17 @@ describe('errata table', () => {
     expect(message).toContain("ignoreErrata: ['cudnn-9.8-conv3d-half-ncdhw']");
     expect(message.startsWith('Refusing conv3d n=1 c=16→16 in=8×8×8 k=3×3×3')).toBe(true);
   });
+
+  it('limits f16/bf16 NCDHW on 9.8–9.14 to the engines verified on the reproducers', () => {
+    const erratum = CONV3D_ERRATA.find((e) => e.id === 'cudnn-9.8-conv3d-half-ncdhw')!;
+    expect(erratum.action).toBe('verified-engines');
+    expect(erratum.verifiedEngines).toEqual({ fw: [28], bwData: [0, 1, 25], bwFilter: [1] });
+    expect(erratum.verification).toContain('cuDNN 9.14.0');
+    const message = erratumRefusal(erratum, desc(ElementKind.F16), 91400, 'bwData');
+    expect(message).toContain(
+      'none of the engines verified right for the bwData pass (0, 1, 25) takes this problem, and no other path is known to be right.',
+    );
+    expect(message.startsWith('Refusing conv3d n=1 c=16→16 in=8×8×8 k=3×3×3')).toBe(true);
+    expect(message).toContain(' bwData on cuDNN 9.14.0');
+  });
 });

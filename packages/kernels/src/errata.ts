@@ -9,6 +9,11 @@ export type CudnnVersionCode = number;
 export type ErratumAction =
   /** Refuse with UnsupportedError: no path known to be right. */
   | 'refuse'
+  /**
+   * Run only on graph-API engines verified right on the defect's reproducers (`verifiedEngines`),
+   * and refuse where none of them takes the problem (the legacy API and pinned mode included).
+   */
+  | 'verified-engines'
   /** Run f32 strictly (no TF32 engines, FMA math on the legacy path), a path known to be right. */
   | 'strict-f32';
 
@@ -24,6 +29,9 @@ export interface Erratum {
   /** Whether it applies to this problem and preference (the version and element already match). */
   readonly condition: (desc: Conv3dDescriptor, preference: ResolvedPlanPreference) => boolean;
   readonly action: ErratumAction;
+  /** For 'verified-engines': the engine global indices allowed per pass, and how they were verified. */
+  readonly verifiedEngines?: Readonly<Record<'fw' | 'bwData' | 'bwFilter', readonly number[]>>;
+  readonly verification?: string;
   readonly description: string;
   readonly links: readonly string[];
 }
@@ -52,7 +60,14 @@ export const CONV3D_ERRATA: readonly Erratum[] = [
     // It applies no size threshold, although the report's repro is large (1×16×124×1282×722).
     condition: (desc) =>
       desc.layout === 'ncdhw' && (desc.dFilt !== 1 || desc.hFilt !== 1 || desc.wFilt !== 1),
-    action: 'refuse',
+    // Checked on the H200 (cuDNN 9.14.0, 2026-11-30; packages/conformance/RESULTS.md): the issue's
+    // reproducer (1×16×124×1282×722, k 1×3×3) and a 2^28-element U-Net layer, f16 and bf16, all
+    // three passes, came out right on these engines. PyTorch never said which kernel is broken, so
+    // an engine not verified here is not trusted on these versions.
+    action: 'verified-engines',
+    verifiedEngines: { fw: [28], bwData: [0, 1, 25], bwFilter: [1] },
+    verification:
+      'verified on an NVIDIA H200 with cuDNN 9.14.0 on 2026-11-30 against the f64 reference, on the PyTorch 163539 reproducer and a 2^28-element layer',
     description:
       'cuDNN 9.8–9.14 computes wrong f16/bf16 3-D convolutions in NCDHW layout with a filter larger than 1×1×1 ' +
       '(silent corruption reported on large shapes; PyTorch stops using cuDNN for these)',
@@ -103,9 +118,14 @@ export function erratumRefusal(
   erratum: Erratum,
   desc: Conv3dDescriptor,
   cudnnVersion: CudnnVersionCode,
+  pass?: 'fw' | 'bwData' | 'bwFilter',
 ): string {
+  const verified =
+    erratum.verifiedEngines && pass
+      ? `none of the engines verified right for the ${pass} pass (${erratum.verifiedEngines[pass].join(', ')}) takes this problem, and no other path is known to be right. `
+      : '';
   return (
-    `Refusing ${desc.describe()} on cuDNN ${formatCudnnVersion(cudnnVersion)}: ${erratum.description} ` +
+    `Refusing ${desc.describe()}${pass ? ` ${pass}` : ''} on cuDNN ${formatCudnnVersion(cudnnVersion)}: ${erratum.description}; ${verified}` +
     `(affected: ${formatCudnnVersion(erratum.fromVersion)} up to, not including, ${formatCudnnVersion(erratum.toVersion)}; ` +
     `see ${erratum.links.join(' , ')}). ` +
     'Fix: use cuDNN >= 9.16 by pointing BARACUDA_CUDNN_LIBRARY at its libcudnn.so.9 ' +

@@ -30,7 +30,7 @@ import {
   resolvePlanPreference,
 } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
-import { errataFor, erratumRefusal, formatCudnnVersion } from './errata.js';
+import { type Erratum, errataFor, erratumRefusal, formatCudnnVersion } from './errata.js';
 import { PointerLru } from './lru.js';
 import {
   alignmentClass,
@@ -406,6 +406,8 @@ export class Conv3dPlan {
   readonly #elementBytes: number;
   readonly #legacyBase: { x?: LegacyDescriptor; w?: LegacyDescriptor; y?: LegacyDescriptor } = {};
   #disposed = false;
+  /** An erratum that limits this plan to verified graph-API engines, if one applies. */
+  readonly #verifiedOnly: Erratum | undefined;
 
   private constructor(
     stream: StreamLike,
@@ -415,7 +417,9 @@ export class Conv3dPlan {
     cudnnVersion: number,
     handle: SharedHandle,
     errataApplied: string[],
+    verifiedOnly: Erratum | undefined,
   ) {
+    this.#verifiedOnly = verifiedOnly;
     this.descriptor = desc;
     this.preference = preference;
     this.cudnnVersion = cudnnVersion;
@@ -528,6 +532,7 @@ export class Conv3dPlan {
     checkStream(stream, 'stream');
     const version = loadCudnn();
     const applied: string[] = [];
+    let verified: Erratum | undefined;
     for (const erratum of errataFor(desc, version, pref)) {
       if (opts.ignoreErrata.includes(erratum.id)) {
         process.emitWarning(
@@ -539,13 +544,21 @@ export class Conv3dPlan {
       if (erratum.action === 'refuse') {
         throw new UnsupportedError(erratumRefusal(erratum, desc, version));
       }
-      pref = { ...pref, allowTf32: false };
+      if (erratum.action === 'verified-engines') {
+        if (pref.algorithm === 'pinned') {
+          // The seed's legacy algorithms were not verified on the defect's reproducers.
+          throw new UnsupportedError(erratumRefusal(erratum, desc, version));
+        }
+        verified = erratum;
+      } else {
+        pref = { ...pref, allowTf32: false };
+      }
       applied.push(erratum.id);
     }
     const device = deviceOf(stream);
     device.makeCurrent?.();
     const handle = acquireHandle(device.ordinal, desc.describe());
-    return new Conv3dPlan(stream, device, desc, pref, version, handle, applied);
+    return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, verified);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1274,7 +1287,8 @@ export class Conv3dPlan {
     for (const c of candidates) {
       if (
         chosen === null &&
-        engineRejection(c.notes, this.preference, this.descriptor.element) === null
+        engineRejection(c.notes, this.preference, this.descriptor.element) === null &&
+        this.#engineVerified(pass, c.engineIndex)
       ) {
         const built = this.#finalizePlan(c.cfg);
         if (built !== null && built.workspaceBytes <= this.preference.maxWorkspaceBytes) {
@@ -1358,7 +1372,10 @@ export class Conv3dPlan {
     ]);
     const built: { c: EngineCandidate; plan: BackendDescriptor; workspaceBytes: number }[] = [];
     for (const c of candidates) {
-      if (engineRejection(c.notes, this.preference, d.element) === null) {
+      if (
+        engineRejection(c.notes, this.preference, d.element) === null &&
+        this.#engineVerified(pass, c.engineIndex)
+      ) {
         const b = this.#finalizePlan(c.cfg);
         if (b !== null && b.workspaceBytes <= this.preference.maxWorkspaceBytes) {
           built.push({ c, ...b });
@@ -1637,9 +1654,18 @@ export class Conv3dPlan {
     return this.#legacyPass(algo, algoName, conv, mathType, true, ws.bytes);
   }
 
+  /** Whether an erratum's verified-engine list (if any) allows this engine for this pass. */
+  #engineVerified(pass: Conv3dPass, engineIndex: number): boolean {
+    const engines = this.#verifiedOnly?.verifiedEngines;
+    return engines === undefined || engines[pass].includes(engineIndex);
+  }
+
   /** Legacy fallback of the heuristic path: cudnnGet*Algorithm_v7, first allowed result. */
   #legacyHeuristic(pass: Conv3dPass): LegacyPass {
     const d = this.descriptor;
+    if (this.#verifiedOnly) {
+      throw new UnsupportedError(erratumRefusal(this.#verifiedOnly, d, this.cudnnVersion, pass));
+    }
     const mathType =
       d.element === ElementKind.F32
         ? this.preference.allowTf32
