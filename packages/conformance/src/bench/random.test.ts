@@ -1,5 +1,6 @@
+import { f32ToBf16Bits, f32ToF16Bits } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import { f32ToBf16Bits, f32ToF16Bits, makeRandom, randomBytes } from './random.js';
+import { makeRandom, randomBytes } from './random.js';
 
 function f16ToNumber(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
