@@ -854,6 +854,19 @@ Napi::Value GetConvolutionForwardWorkspaceSize(const Napi::CallbackInfo &info) {
   return result;
 }
 
+Napi::Value TransformTensor(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  auto fn = CUDNN_FN(cudnnTransformTensor);
+  auto handle = HandleArg(env, info[0], "handle");
+  auto alpha = ScaleArg(env, info[1], "alpha");
+  auto xDesc = TensorArg(env, info[2], "xDesc");
+  auto x = PointerArg(env, info[3], "x");
+  auto beta = ScaleArg(env, info[4], "beta");
+  auto yDesc = TensorArg(env, info[5], "yDesc");
+  auto y = PointerArg(env, info[6], "y");
+  return Status(env, fn(handle, alpha, xDesc, x, beta, yDesc, y));
+}
+
 Napi::Value ConvolutionForward(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   auto fn = CUDNN_FN(cudnnConvolutionForward);
@@ -1434,6 +1447,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"cudnnSetTensorNdDescriptor", SetTensorNdDescriptor},
       {"cudnnSetTensorNdDescriptorEx", SetTensorNdDescriptorEx},
       {"cudnnGetTensorNdDescriptor", GetTensorNdDescriptor},
+      {"cudnnTransformTensor", TransformTensor},
       {"cudnnGetTensorSizeInBytes", GetTensorSizeInBytes},
       {"cudnnDestroyTensorDescriptor", DestroyTensorDescriptor},
       {"cudnnCreateFilterDescriptor", CreateFilterDescriptor},

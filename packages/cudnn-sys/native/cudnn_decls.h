@@ -158,6 +158,9 @@ using cudaStream_t = ::CUstream_st *;
   X(cudnnGetTensorSizeInBytes, cudnnStatus_t,                                                     \
     (const cudnnTensorDescriptor_t tensorDesc, size_t *size))                                     \
   X(cudnnDestroyTensorDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t tensorDesc))            \
+  X(cudnnTransformTensor, cudnnStatus_t,                                                          \
+    (cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, \
+     const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))                             \
   X(cudnnCreateFilterDescriptor, cudnnStatus_t, (cudnnFilterDescriptor_t * filterDesc))           \
   X(cudnnSetFilterNdDescriptor, cudnnStatus_t,                                                    \
     (cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format,    \

@@ -215,6 +215,56 @@ describe('tensor, filter and convolution descriptors', () => {
   });
 });
 
+describe('cudnnTransformTensor', () => {
+  it('passes the scaling factors, both descriptors and both pointers through', () => {
+    const h = handle();
+    const src = tensor();
+    const srcId = idOf(last());
+    const dst = tensor();
+    const dstId = idOf(last());
+    c.cudnnSetTensorNdDescriptor(src, c.CUDNN_DATA_HALF, 5, [1, 3, 5, 6, 7], [630, 210, 42, 7, 1]);
+    c.cudnnSetTensorNdDescriptor(dst, c.CUDNN_DATA_HALF, 5, [1, 3, 5, 6, 7], [630, 1, 126, 21, 3]);
+    expect(
+      c.cudnnTransformTensor(
+        h,
+        Float32Array.of(1.5),
+        src,
+        0x1000n,
+        Float32Array.of(1),
+        dst,
+        0x2000n,
+      ),
+    ).toBe(0);
+    expect(last()).toBe(
+      `cudnnTransformTensor alpha=1.5 x=#${srcId} 0x1000 beta=1 y=#${dstId} 0x2000`,
+    );
+  });
+
+  it('rejects a bad scaling factor, descriptor or pointer before calling cuDNN', () => {
+    const h = handle();
+    const t = tensor();
+    expect(() =>
+      c.cudnnTransformTensor(h, Float32Array.of(1), t, 0n, new Float32Array(2), t, 0n),
+    ).toThrow(
+      new RangeError(
+        'Expected a Float32Array(1) or Float64Array(1) for beta but received a Float32Array of length 2',
+      ),
+    );
+    expect(() =>
+      c.cudnnTransformTensor(h, Float32Array.of(1), h as never, 0n, Float32Array.of(0), t, 0n),
+    ).toThrow(
+      new TypeError(
+        'Expected a live CudnnTensorDescriptor for xDesc but received an instance of CudnnHandle',
+      ),
+    );
+    expect(() =>
+      c.cudnnTransformTensor(h, Float32Array.of(1), t, 0n, Float32Array.of(0), t, 5 as never),
+    ).toThrow(
+      new TypeError('Expected a device pointer as a bigint for y but received 5 of type number'),
+    );
+  });
+});
+
 describe('forward convolution calls', () => {
   const h = handle();
   const x = tensor();

@@ -285,6 +285,23 @@ export function cudnnDestroyTensorDescriptor(tensorDesc: CudnnTensorDescriptor):
 }
 
 /**
+ * [cudnnTransformTensor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnntransformtensor):
+ * y = alpha * x + beta * y, converting between the layouts the two descriptors' strides describe
+ * (same dims). `alpha`/`beta` are Float32Array(1), or Float64Array(1) for double tensors.
+ */
+export function cudnnTransformTensor(
+  handle: CudnnHandle,
+  alpha: CudnnScale,
+  xDesc: CudnnTensorDescriptor,
+  x: bigint,
+  beta: CudnnScale,
+  yDesc: CudnnTensorDescriptor,
+  y: bigint,
+): number {
+  return lib().cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+}
+
+/**
  * [cudnnCreateFilterDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnncreatefilterdescriptor).
  */
 export function cudnnCreateFilterDescriptor(): StatusResult & {

@@ -146,6 +146,15 @@ export interface NativeBinding {
   ): StatusResult & { dataType: number; nbDims: number; dimA: number[]; strideA: number[] };
   cudnnGetTensorSizeInBytes(tensorDesc: CudnnTensorDescriptor): StatusResult & { size: number };
   cudnnDestroyTensorDescriptor(tensorDesc: CudnnTensorDescriptor): number;
+  cudnnTransformTensor(
+    handle: CudnnHandle,
+    alpha: CudnnScale,
+    xDesc: CudnnTensorDescriptor,
+    x: bigint,
+    beta: CudnnScale,
+    yDesc: CudnnTensorDescriptor,
+    y: bigint,
+  ): number;
 
   cudnnCreateFilterDescriptor(): StatusResult & { filterDesc: CudnnFilterDescriptor | null };
   cudnnSetFilterNdDescriptor(
@@ -433,6 +442,7 @@ export const NATIVE_EXPORTS = [
   'cudnnGetTensorNdDescriptor',
   'cudnnGetTensorSizeInBytes',
   'cudnnDestroyTensorDescriptor',
+  'cudnnTransformTensor',
   'cudnnCreateFilterDescriptor',
   'cudnnSetFilterNdDescriptor',
   'cudnnGetFilterNdDescriptor',

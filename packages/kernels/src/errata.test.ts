@@ -2,7 +2,14 @@ import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { resolvePlanPreference } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
-import { CONV3D_ERRATA, errataFor, erratumRefusal, formatCudnnVersion } from './errata.js';
+import {
+  CONV3D_ERRATA,
+  errataFor,
+  erratumPinnedRefusal,
+  erratumRefusal,
+  formatCudnnVersion,
+  ndhwcTransforms,
+} from './errata.js';
 
 const desc = (element: ElementKind, k = 3) =>
   Conv3dDescriptor.create({
@@ -75,16 +82,51 @@ describe('errata table', () => {
     expect(message.startsWith('Refusing conv3d n=1 c=16→16 in=8×8×8 k=3×3×3')).toBe(true);
   });
 
-  it('limits f16/bf16 NCDHW on 9.8–9.14 to the engines verified on the reproducers', () => {
+  it('runs f16/bf16 NCDHW on 9.8–9.14 via NDHWC, and says how that was verified', () => {
     const erratum = CONV3D_ERRATA.find((e) => e.id === 'cudnn-9.8-conv3d-half-ncdhw')!;
-    expect(erratum.action).toBe('verified-engines');
-    expect(erratum.verifiedEngines).toEqual({ fw: [28], bwData: [0, 1, 25], bwFilter: [1] });
+    expect(erratum.action).toBe('via-ndhwc');
     expect(erratum.verification).toContain('cuDNN 9.14.0');
-    const message = erratumRefusal(erratum, desc(ElementKind.F16), 91400, 'bwData');
-    expect(message).toContain(
-      'none of the engines verified right for the bwData pass (0, 1, 25) takes this problem, and no other path is known to be right.',
+    expect(erratum.verification).toContain('1×16×124×1282×722');
+    for (const element of [ElementKind.F16, ElementKind.Bf16]) {
+      const applied = errataFor(desc(element), 91400, strict);
+      expect(applied.map((e) => e.action)).toEqual(['via-ndhwc']);
+    }
+  });
+
+  it('the pinned refusal says why and what to use instead', () => {
+    const erratum = CONV3D_ERRATA[0]!;
+    expect(erratumPinnedRefusal(erratum, desc(ElementKind.F16), 91400)).toBe(
+      'Refusing conv3d n=1 c=16→16 in=8×8×8 k=3×3×3 pad=0×0×0 stride=1×1×1 dil=1×1×1 groups=1 f16 ncdhw on cuDNN 9.14.0: ' +
+        'cuDNN 9.8–9.14 computes wrong f16/bf16 3-D convolutions in NCDHW layout with a filter larger than 1×1×1 ' +
+        '(silent corruption reported on large shapes; PyTorch stops using cuDNN for these); ' +
+        "the pinned algorithms (the seed's choice) were not verified on the defect's reproducers, and the plan runs such problems only through NDHWC with algorithm 'heuristic' (the default) or 'autotune'. " +
+        '(affected: 9.8.0 up to, not including, 9.15.0; see https://github.com/pytorch/pytorch/issues/163539 , https://github.com/pytorch/pytorch/pull/163581). ' +
+        "Fix: use cuDNN >= 9.16 by pointing BARACUDA_CUDNN_LIBRARY at its libcudnn.so.9 (for example the nvidia-cudnn-cu12 wheel's nvidia/cudnn/lib/libcudnn.so.9), " +
+        "or use layout 'ndhwc'. To run it anyway, pass ignoreErrata: ['cudnn-9.8-conv3d-half-ncdhw'] to Conv3dPlan.select.",
     );
-    expect(message.startsWith('Refusing conv3d n=1 c=16→16 in=8×8×8 k=3×3×3')).toBe(true);
-    expect(message).toContain(' bwData on cuDNN 9.14.0');
+  });
+});
+
+describe('ndhwcTransforms', () => {
+  it('keeps the logical dims and maps NCDHW strides to NDHWC (KDHWC for the filter)', () => {
+    const d = Conv3dDescriptor.create({
+      batch: 2,
+      cIn: 4,
+      dIn: 3,
+      hIn: 5,
+      wIn: 6,
+      cOut: 6,
+      dFilt: 1,
+      hFilt: 3,
+      wFilt: 3,
+      element: ElementKind.Bf16,
+    })
+      .withPadding(0, 1, 1)
+      .withGroups(2);
+    expect(ndhwcTransforms(d)).toEqual({
+      x: { dims: [2, 4, 3, 5, 6], from: [360, 90, 30, 6, 1], to: [360, 1, 120, 24, 4] },
+      w: { dims: [6, 2, 1, 3, 3], from: [18, 9, 9, 3, 1], to: [18, 1, 18, 6, 2] },
+      y: { dims: [2, 6, 3, 5, 6], from: [540, 90, 30, 6, 1], to: [540, 1, 180, 36, 6] },
+    });
   });
 });

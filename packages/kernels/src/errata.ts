@@ -10,10 +10,12 @@ export type ErratumAction =
   /** Refuse with UnsupportedError: no path known to be right. */
   | 'refuse'
   /**
-   * Run only on graph-API engines verified right on the defect's reproducers (`verifiedEngines`),
-   * and refuse where none of them takes the problem (the legacy API and pinned mode included).
+   * Run the problem in NDHWC (channels-last), which the defect does not touch: the plan
+   * transforms its NCDHW operands into plan-owned NDHWC scratch with cudnnTransformTensor, runs
+   * the NDHWC plan, and transforms the result back (honouring the caller's alpha/beta there).
+   * Only for NCDHW problems; the pinned mode (the seed's unverified algorithms) is refused.
    */
-  | 'verified-engines'
+  | 'via-ndhwc'
   /** Run f32 strictly (no TF32 engines, FMA math on the legacy path), a path known to be right. */
   | 'strict-f32';
 
@@ -29,8 +31,7 @@ export interface Erratum {
   /** Whether it applies to this problem and preference (the version and element already match). */
   readonly condition: (desc: Conv3dDescriptor, preference: ResolvedPlanPreference) => boolean;
   readonly action: ErratumAction;
-  /** For 'verified-engines': the engine global indices allowed per pass, and how they were verified. */
-  readonly verifiedEngines?: Readonly<Record<'fw' | 'bwData' | 'bwFilter', readonly number[]>>;
+  /** How the action was verified to give right results. */
   readonly verification?: string;
   readonly description: string;
   readonly links: readonly string[];
@@ -60,14 +61,15 @@ export const CONV3D_ERRATA: readonly Erratum[] = [
     // It applies no size threshold, although the report's repro is large (1×16×124×1282×722).
     condition: (desc) =>
       desc.layout === 'ncdhw' && (desc.dFilt !== 1 || desc.hFilt !== 1 || desc.wFilt !== 1),
-    // Checked on the H200 (cuDNN 9.14.0, 2026-11-30; packages/conformance/RESULTS.md): the issue's
-    // reproducer (1×16×124×1282×722, k 1×3×3) and a 2^28-element U-Net layer, f16 and bf16, all
-    // three passes, came out right on these engines. PyTorch never said which kernel is broken, so
-    // an engine not verified here is not trusted on these versions.
-    action: 'verified-engines',
-    verifiedEngines: { fw: [28], bwData: [0, 1, 25], bwFilter: [1] },
+    // Checked on an NVIDIA H200 (cuDNN 9.14.0, 2026-11-30; packages/conformance/RESULTS.md) against
+    // the f64 reference: the issue's reproducer (1×16×124×1282×722, k 1×3×3) and a 2^28-element
+    // U-Net layer, f16 and bf16, all three passes, came out right in NDHWC on the fast engines
+    // (fw 22, bwData 67, bwFilter 65, at PyTorch's speed), and in NCDHW only on engines 28 (fw),
+    // 0/1/25 (bwData) and 1 (bwFilter), which are 17–95× slower (and depthwise bwFilter has none).
+    // PyTorch never said which kernel is broken, so the plan runs these problems in NDHWC.
+    action: 'via-ndhwc',
     verification:
-      'verified on an NVIDIA H200 with cuDNN 9.14.0 on 2026-11-30 against the f64 reference, on the PyTorch 163539 reproducer and a 2^28-element layer',
+      'verified on an NVIDIA H200 with cuDNN 9.14.0 on 2026-11-30 against the f64 reference, on the PyTorch 163539 reproducer (1×16×124×1282×722, k 1×3×3) and a 2^28-element U-Net layer, f16 and bf16, all passes: right in NDHWC (engines 22/67/65) and in NCDHW only on engines 28/0/1/25/1',
     description:
       'cuDNN 9.8–9.14 computes wrong f16/bf16 3-D convolutions in NCDHW layout with a filter larger than 1×1×1 ' +
       '(silent corruption reported on large shapes; PyTorch stops using cuDNN for these)',
@@ -118,14 +120,10 @@ export function erratumRefusal(
   erratum: Erratum,
   desc: Conv3dDescriptor,
   cudnnVersion: CudnnVersionCode,
-  pass?: 'fw' | 'bwData' | 'bwFilter',
+  reason?: string,
 ): string {
-  const verified =
-    erratum.verifiedEngines && pass
-      ? `none of the engines verified right for the ${pass} pass (${erratum.verifiedEngines[pass].join(', ')}) takes this problem, and no other path is known to be right. `
-      : '';
   return (
-    `Refusing ${desc.describe()}${pass ? ` ${pass}` : ''} on cuDNN ${formatCudnnVersion(cudnnVersion)}: ${erratum.description}; ${verified}` +
+    `Refusing ${desc.describe()} on cuDNN ${formatCudnnVersion(cudnnVersion)}: ${erratum.description}; ${reason ? `${reason} ` : ''}` +
     `(affected: ${formatCudnnVersion(erratum.fromVersion)} up to, not including, ${formatCudnnVersion(erratum.toVersion)}; ` +
     `see ${erratum.links.join(' , ')}). ` +
     'Fix: use cuDNN >= 9.16 by pointing BARACUDA_CUDNN_LIBRARY at its libcudnn.so.9 ' +
@@ -133,4 +131,41 @@ export function erratumRefusal(
     (erratum.id === 'cudnn-9.8-conv3d-half-ncdhw' ? ", or use layout 'ndhwc'" : '') +
     `. To run it anyway, pass ignoreErrata: ['${erratum.id}'] to Conv3dPlan.select.`
   );
+}
+
+/** The message of the UnsupportedError a 'via-ndhwc' erratum raises for the pinned algorithm. */
+export function erratumPinnedRefusal(
+  erratum: Erratum,
+  desc: Conv3dDescriptor,
+  cudnnVersion: CudnnVersionCode,
+): string {
+  return erratumRefusal(
+    erratum,
+    desc,
+    cudnnVersion,
+    "the pinned algorithms (the seed's choice) were not verified on the defect's reproducers, and the plan runs such problems only through NDHWC with algorithm 'heuristic' (the default) or 'autotune'.",
+  );
+}
+
+/**
+ * The legacy tensor descriptors (dims and strides) of the layout transforms of the 'via-ndhwc'
+ * path: each operand keeps its logical dims ([N, C, D, H, W], the filter [K, C/g, kd, kh, kw]);
+ * `from` are the strides of the caller's NCDHW buffer, `to` those of the NDHWC (KDHWC) scratch.
+ * Pure.
+ * @internal
+ */
+export function ndhwcTransforms(desc: Conv3dDescriptor): Record<
+  'x' | 'w' | 'y',
+  {
+    readonly dims: readonly number[];
+    readonly from: readonly number[];
+    readonly to: readonly number[];
+  }
+> {
+  const inner = desc.withLayout('ndhwc');
+  return {
+    x: { dims: desc.xShape, from: desc.xStrides, to: inner.xStrides },
+    w: { dims: desc.wShape, from: desc.wStrides, to: inner.wStrides },
+    y: { dims: desc.yShape, from: desc.yStrides, to: inner.yStrides },
+  };
 }

@@ -20,6 +20,7 @@ export {
   type Erratum,
   type ErratumAction,
   errataFor,
+  erratumPinnedRefusal,
   erratumRefusal,
   formatCudnnVersion,
 } from './errata.js';

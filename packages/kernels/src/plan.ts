@@ -30,7 +30,14 @@ import {
   resolvePlanPreference,
 } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
-import { type Erratum, errataFor, erratumRefusal, formatCudnnVersion } from './errata.js';
+import {
+  type Erratum,
+  errataFor,
+  erratumPinnedRefusal,
+  erratumRefusal,
+  formatCudnnVersion,
+  ndhwcTransforms,
+} from './errata.js';
 import { PointerLru } from './lru.js';
 import {
   alignmentClass,
@@ -213,6 +220,8 @@ interface Resources {
   convs: Set<LegacyDescriptor>;
   handle: SharedHandle | null;
   workspace: OwnedBuffer | null;
+  /** NDHWC scratch operands of the 'via-ndhwc' path (x-like, w-like, y-like). */
+  scratch: Record<'x' | 'w' | 'y', OwnedBuffer | null>;
   released: boolean;
 }
 
@@ -237,6 +246,11 @@ function releaseResources(res: Resources): void {
   const ws = res.workspace;
   res.workspace = null;
   if (ws) attempt(() => ws.dispose());
+  for (const role of ['x', 'w', 'y'] as const) {
+    const buf = res.scratch[role];
+    res.scratch[role] = null;
+    if (buf) attempt(() => buf.dispose());
+  }
   const h = res.handle;
   res.handle = null;
   if (h) attempt(() => releaseHandle(h));
@@ -277,6 +291,26 @@ interface PassState {
   /** The first built choice, reported by algorithm(pass). */
   reported: AlgorithmInfo | undefined;
 }
+
+/**
+ * @internal The 'via-ndhwc' path of an erratum: the same problem in NDHWC as its own plan (sharing
+ * the handle), and the transform descriptors, made on the first run.
+ */
+interface ViaNdhwc {
+  readonly erratum: Erratum;
+  readonly inner: Conv3dPlan;
+  /** Legacy tensor descriptors: `from` the caller's NCDHW strides, `to` the NDHWC scratch's. */
+  descs: { from: Record<Role, LegacyDescriptor>; to: Record<Role, LegacyDescriptor> } | undefined;
+  readonly one: Float32Array | Float64Array;
+  readonly zero: Float32Array | Float64Array;
+  readonly alphaBuf: Float32Array | Float64Array;
+  readonly betaBuf: Float32Array | Float64Array;
+}
+type Role = 'x' | 'w' | 'y';
+/** Which operand (in uid order x, w, y) each pass writes. */
+const OUTPUT_ROLE: Record<Conv3dPass, Role> = { fw: 'y', bwData: 'x', bwFilter: 'w' };
+const ROLES: readonly Role[] = ['x', 'w', 'y'];
+const VIA_NDHWC_SUFFIX = 'via NDHWC (cuDNN 9.8–9.14 erratum)';
 
 interface EngineCandidate {
   cfg: BackendDescriptor;
@@ -406,8 +440,8 @@ export class Conv3dPlan {
   readonly #elementBytes: number;
   readonly #legacyBase: { x?: LegacyDescriptor; w?: LegacyDescriptor; y?: LegacyDescriptor } = {};
   #disposed = false;
-  /** An erratum that limits this plan to verified graph-API engines, if one applies. */
-  readonly #verifiedOnly: Erratum | undefined;
+  /** The NDHWC detour of a 'via-ndhwc' erratum, if one applies (undefined for every other plan). */
+  readonly #via: ViaNdhwc | undefined;
 
   private constructor(
     stream: StreamLike,
@@ -417,9 +451,21 @@ export class Conv3dPlan {
     cudnnVersion: number,
     handle: SharedHandle,
     errataApplied: string[],
-    verifiedOnly: Erratum | undefined,
+    via: { erratum: Erratum; inner: Conv3dPlan } | undefined,
   ) {
-    this.#verifiedOnly = verifiedOnly;
+    const f64 = desc.element === ElementKind.F64;
+    const scale = (v: number) => (f64 ? Float64Array.of(v) : Float32Array.of(v));
+    this.#via =
+      via === undefined
+        ? undefined
+        : {
+            ...via,
+            descs: undefined,
+            one: scale(1),
+            zero: scale(0),
+            alphaBuf: scale(1),
+            betaBuf: scale(0),
+          };
     this.descriptor = desc;
     this.preference = preference;
     this.cudnnVersion = cudnnVersion;
@@ -435,6 +481,7 @@ export class Conv3dPlan {
       convs: new Set(),
       handle,
       workspace: null,
+      scratch: { x: null, w: null, y: null },
       released: false,
     };
     const state = (): PassState => ({
@@ -467,7 +514,7 @@ export class Conv3dPlan {
       if (plan.preference.algorithm === 'autotune') {
         try {
           for (const pass of plan.#tunePasses(options)) {
-            const gen = plan.#tune(pass, options);
+            const gen = (plan.#via?.inner ?? plan).#tune(pass, options);
             let step = gen.next();
             while (!step.done) {
               await step.value.synchronize();
@@ -502,7 +549,7 @@ export class Conv3dPlan {
     if (plan.preference.algorithm === 'autotune') {
       try {
         for (const pass of plan.#tunePasses(options)) {
-          const gen = plan.#tune(pass, options);
+          const gen = (plan.#via?.inner ?? plan).#tune(pass, options);
           let step = gen.next();
           while (!step.done) {
             step.value.synchronizeSync();
@@ -532,7 +579,7 @@ export class Conv3dPlan {
     checkStream(stream, 'stream');
     const version = loadCudnn();
     const applied: string[] = [];
-    let verified: Erratum | undefined;
+    let via: Erratum | undefined;
     for (const erratum of errataFor(desc, version, pref)) {
       if (opts.ignoreErrata.includes(erratum.id)) {
         process.emitWarning(
@@ -544,12 +591,15 @@ export class Conv3dPlan {
       if (erratum.action === 'refuse') {
         throw new UnsupportedError(erratumRefusal(erratum, desc, version));
       }
-      if (erratum.action === 'verified-engines') {
+      if (erratum.action === 'via-ndhwc') {
         if (pref.algorithm === 'pinned') {
           // The seed's legacy algorithms were not verified on the defect's reproducers.
+          throw new UnsupportedError(erratumPinnedRefusal(erratum, desc, version));
+        }
+        if (desc.layout !== 'ncdhw') {
           throw new UnsupportedError(erratumRefusal(erratum, desc, version));
         }
-        verified = erratum;
+        via = erratum;
       } else {
         pref = { ...pref, allowTf32: false };
       }
@@ -557,8 +607,34 @@ export class Conv3dPlan {
     }
     const device = deviceOf(stream);
     device.makeCurrent?.();
-    const handle = acquireHandle(device.ordinal, desc.describe());
-    return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, verified);
+    if (via === undefined) {
+      const handle = acquireHandle(device.ordinal, desc.describe());
+      return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, undefined);
+    }
+    // The same problem in NDHWC, which the erratum does not touch: its own plan (heuristics,
+    // autotune and legacy fallback as for any NDHWC problem), sharing the device's handle.
+    const innerDesc = desc.withLayout('ndhwc');
+    const innerHandle = acquireHandle(device.ordinal, innerDesc.describe());
+    const inner = new Conv3dPlan(
+      stream,
+      device,
+      innerDesc,
+      pref,
+      version,
+      innerHandle,
+      [],
+      undefined,
+    );
+    try {
+      const handle = acquireHandle(device.ordinal, desc.describe());
+      return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, {
+        erratum: via,
+        inner,
+      });
+    } catch (error) {
+      inner.dispose();
+      throw error;
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -593,6 +669,13 @@ export class Conv3dPlan {
       this.#checkNotDisposed();
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
+    const via = this.#via;
+    if (via !== undefined) {
+      this.#checkNotDisposed();
+      // The inner NDHWC plan's truth, named as the detour it is.
+      const info = via.inner.algorithm(pass);
+      return Object.freeze({ ...info, name: `${info.path}: ${info.name} ${VIA_NDHWC_SUFFIX}` });
+    }
     const choice = this.#defaultChoice(pass);
     return this.#passes[pass].reported ?? choice.info;
   }
@@ -604,6 +687,7 @@ export class Conv3dPlan {
    */
   precisionGuarantee(): PrecisionGuarantee {
     this.#checkNotDisposed();
+    if (this.#via !== undefined) return this.#via.inner.precisionGuarantee();
     const element = this.descriptor.element;
     const built = PASSES.map((p) => this.#passes[p].reported).filter(
       (i): i is AlgorithmInfo => i !== undefined,
@@ -739,6 +823,10 @@ export class Conv3dPlan {
    * one cudnnBackendExecute.
    */
   #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunCommon): void {
+    if (this.#via !== undefined) {
+      this.#runViaNdhwc(this.#via, pass, px, pw, py, args);
+      return;
+    }
     const alpha = checkFinite('alpha', args.alpha, 1);
     const beta = checkFinite('beta', args.beta, 0);
     const stream = args.stream === undefined ? this.#stream : checkStream(args.stream, 'stream');
@@ -779,6 +867,124 @@ export class Conv3dPlan {
     } else {
       this.#legacyRun(pass, choice, shared.handle, px, pw, py, wsPtr, alpha, beta);
     }
+  }
+
+  /**
+   * The 'via-ndhwc' run: transform the NCDHW inputs into NDHWC scratch, run the inner NDHWC plan
+   * with alpha 1 and beta 0 into NDHWC scratch, and transform that into the caller's output with
+   * the caller's alpha and beta (so beta 1 accumulates exactly once). Every check happens before
+   * anything is written to the caller's output.
+   */
+  #runViaNdhwc(
+    via: ViaNdhwc,
+    pass: Conv3dPass,
+    px: bigint,
+    pw: bigint,
+    py: bigint,
+    args: RunCommon,
+  ): void {
+    const alpha = checkFinite('alpha', args.alpha, 1);
+    const beta = checkFinite('beta', args.beta, 0);
+    const stream = args.stream === undefined ? this.#stream : checkStream(args.stream, 'stream');
+    const userWs = workspaceSlice(args.workspace);
+    if (userWs !== null) {
+      // The inner plan checks it again; checked here first so a short one writes nothing at all.
+      const needed = via.inner.#defaultChoice(pass).workspaceBytes;
+      if (userWs.byteLength < needed) throw new WorkspaceTooSmallError(needed, userWs.byteLength);
+    }
+    const d = this.descriptor;
+    const descs = this.#viaDescriptors(via);
+    const ptr: Record<Role, bigint> = { x: px, w: pw, y: py };
+    const scratch: Record<Role, bigint> = {
+      x: this.#viaScratch('x', d.xElements, stream),
+      w: this.#viaScratch('w', d.wElements, stream),
+      y: this.#viaScratch('y', d.yElements, stream),
+    };
+    const shared = this.#res.handle!;
+    bindStream(shared, stream.raw, this.#problem);
+    const out = OUTPUT_ROLE[pass];
+    for (const role of ROLES) {
+      if (role === out) continue;
+      check(
+        cudnn.cudnnTransformTensor(
+          shared.handle,
+          via.one,
+          descs.from[role],
+          ptr[role],
+          via.zero,
+          descs.to[role],
+          scratch[role],
+        ),
+        'cudnnTransformTensor',
+        `${this.#problem} ${pass} (${role} NCDHW → NDHWC)`,
+      );
+    }
+    via.inner.#run(pass, scratch.x, scratch.w, scratch.y, {
+      alpha: 1,
+      beta: 0,
+      stream,
+      workspace: userWs ?? undefined,
+    });
+    // The inner plan bound the same shared handle to the same stream.
+    via.alphaBuf[0] = alpha;
+    via.betaBuf[0] = beta;
+    check(
+      cudnn.cudnnTransformTensor(
+        shared.handle,
+        via.alphaBuf,
+        descs.to[out],
+        scratch[out],
+        via.betaBuf,
+        descs.from[out],
+        ptr[out],
+      ),
+      'cudnnTransformTensor',
+      `${this.#problem} ${pass} (${out} NDHWC → NCDHW)`,
+    );
+  }
+
+  /** The legacy tensor descriptors of the layout transforms (made once). */
+  #viaDescriptors(via: ViaNdhwc): NonNullable<ViaNdhwc['descs']> {
+    if (via.descs !== undefined) return via.descs;
+    const dt = cudnnDataType(this.descriptor.element);
+    const t = ndhwcTransforms(this.descriptor);
+    const make = (dims: readonly number[], strides: readonly number[], what: string) => {
+      const r = cudnn.cudnnCreateTensorDescriptor();
+      check(r.status, 'cudnnCreateTensorDescriptor', this.#problem);
+      const desc = outputOf<LegacyDescriptor>(r, 'tensorDesc');
+      this.#res.tensors.add(desc);
+      check(
+        cudnn.cudnnSetTensorNdDescriptor(
+          desc,
+          dt,
+          5,
+          Int32Array.from(dims),
+          Int32Array.from(strides),
+        ),
+        'cudnnSetTensorNdDescriptor',
+        `${this.#problem} (${what})`,
+      );
+      return desc;
+    };
+    const from = {} as Record<Role, LegacyDescriptor>;
+    const to = {} as Record<Role, LegacyDescriptor>;
+    for (const role of ROLES) {
+      from[role] = make(t[role].dims, t[role].from, `${role} NCDHW`);
+      to[role] = make(t[role].dims, t[role].to, `${role} NDHWC`);
+    }
+    via.descs = { from, to };
+    return via.descs;
+  }
+
+  /** A plan-owned NDHWC scratch operand: allocated on first use (stream-ordered), then reused. */
+  #viaScratch(role: Role, elements: number, stream: StreamLike): bigint {
+    const bytes = elements * this.#elementBytes;
+    const current = this.#res.scratch[role];
+    if (current !== null && current.byteLength >= bytes) return current.devicePtr;
+    const next = driver.DeviceBuffer.alloc(bytes, { device: this.#device, stream });
+    this.#res.scratch[role] = next;
+    if (current !== null) current.dispose();
+    return next.devicePtr;
   }
 
   #execute(pass: Conv3dPass, handle: CudnnHandle, exec: GraphExec, vp: BackendDescriptor): void {
@@ -838,6 +1044,7 @@ export class Conv3dPlan {
   /** The choice for alpha 1, beta 0 and 16-byte aligned pointers (queries, algorithm()). */
   #defaultChoice(pass: Conv3dPass): GraphExec | LegacyPass {
     this.#checkNotDisposed();
+    if (this.#via !== undefined) return this.#via.inner.#defaultChoice(pass);
     return this.#choice(pass, 1, 0, 16);
   }
 
@@ -1287,8 +1494,7 @@ export class Conv3dPlan {
     for (const c of candidates) {
       if (
         chosen === null &&
-        engineRejection(c.notes, this.preference, this.descriptor.element) === null &&
-        this.#engineVerified(pass, c.engineIndex)
+        engineRejection(c.notes, this.preference, this.descriptor.element) === null
       ) {
         const built = this.#finalizePlan(c.cfg);
         if (built !== null && built.workspaceBytes <= this.preference.maxWorkspaceBytes) {
@@ -1372,10 +1578,7 @@ export class Conv3dPlan {
     ]);
     const built: { c: EngineCandidate; plan: BackendDescriptor; workspaceBytes: number }[] = [];
     for (const c of candidates) {
-      if (
-        engineRejection(c.notes, this.preference, d.element) === null &&
-        this.#engineVerified(pass, c.engineIndex)
-      ) {
+      if (engineRejection(c.notes, this.preference, d.element) === null) {
         const b = this.#finalizePlan(c.cfg);
         if (b !== null && b.workspaceBytes <= this.preference.maxWorkspaceBytes) {
           built.push({ c, ...b });
@@ -1654,18 +1857,9 @@ export class Conv3dPlan {
     return this.#legacyPass(algo, algoName, conv, mathType, true, ws.bytes);
   }
 
-  /** Whether an erratum's verified-engine list (if any) allows this engine for this pass. */
-  #engineVerified(pass: Conv3dPass, engineIndex: number): boolean {
-    const engines = this.#verifiedOnly?.verifiedEngines;
-    return engines === undefined || engines[pass].includes(engineIndex);
-  }
-
   /** Legacy fallback of the heuristic path: cudnnGet*Algorithm_v7, first allowed result. */
   #legacyHeuristic(pass: Conv3dPass): LegacyPass {
     const d = this.descriptor;
-    if (this.#verifiedOnly) {
-      throw new UnsupportedError(erratumRefusal(this.#verifiedOnly, d, this.cudnnVersion, pass));
-    }
     const mathType =
       d.element === ElementKind.F32
         ? this.preference.allowTf32
@@ -1812,6 +2006,7 @@ export class Conv3dPlan {
     if (this.#disposed) return;
     this.#disposed = true;
     registry.unregister(this);
+    this.#via?.inner.dispose();
     for (const pass of PASSES) {
       const st = this.#passes[pass];
       for (const exec of st.graphs.values()) exec?.variantPacks.clear();

@@ -57,6 +57,15 @@ interface CudnnSys {
     dimA: Int32Array | number[],
     strideA: Int32Array | number[],
   ): Status;
+  cudnnTransformTensor(
+    handle: CudnnHandle,
+    alpha: Float32Array | Float64Array,
+    xDesc: LegacyDescriptor,
+    x: bigint,
+    beta: Float32Array | Float64Array,
+    yDesc: LegacyDescriptor,
+    y: bigint,
+  ): Status;
   cudnnCreateFilterDescriptor(): Result;
   cudnnDestroyFilterDescriptor(desc: LegacyDescriptor): Status;
   cudnnSetFilterNdDescriptor(

@@ -240,6 +240,15 @@ status_t cudnnGetTensorNdDescriptor(const void *p, int requested, int *data_type
   return 0;
 }
 
+status_t cudnnTransformTensor(void *h, const void *alpha, const void *xd, const void *x,
+                              const void *beta, const void *yd, void *y) {
+  (void)h;
+  log_call("cudnnTransformTensor alpha=%g x=#%d %p beta=%g y=#%d %p",
+           (double)*(const float *)alpha, ((const tensor_t *)xd)->id, x,
+           (double)*(const float *)beta, ((const tensor_t *)yd)->id, y);
+  return 0;
+}
+
 status_t cudnnDestroyTensorDescriptor(void *p) {
   log_call("cudnnDestroyTensorDescriptor #%d", ((tensor_t *)p)->id);
   free(p);
