@@ -674,7 +674,7 @@ export class Conv3dPlan {
       this.#checkNotDisposed();
       // The inner NDHWC plan's truth, named as the detour it is.
       const info = via.inner.algorithm(pass);
-      return Object.freeze({ ...info, name: `${info.path}: ${info.name} ${VIA_NDHWC_SUFFIX}` });
+      return Object.freeze({ ...info, name: `${info.name} ${VIA_NDHWC_SUFFIX}` });
     }
     const choice = this.#defaultChoice(pass);
     return this.#passes[pass].reported ?? choice.info;

@@ -91,9 +91,7 @@ describe.skipIf(fake === null)(
       // The fake offers no graph-API engine, so the inner NDHWC problem takes the legacy fallback
       // (allowed: NDHWC is not affected); the report names the detour.
       const fw = plan.algorithm('fw');
-      expect(fw.name).toBe(
-        'legacy: CUDNN_CONVOLUTION_FWD_ALGO 1 via NDHWC (cuDNN 9.8–9.14 erratum)',
-      );
+      expect(fw.name).toBe('CUDNN_CONVOLUTION_FWD_ALGO 1 via NDHWC (cuDNN 9.8–9.14 erratum)');
       expect(fw.path).toBe('legacy');
       expect(plan.queryFwWorkspaceSize()).toBe(fw.workspaceBytes);
       // A short workspace is refused before any transform is enqueued.
