@@ -67,4 +67,22 @@ describe('dist/cli.cjs', () => {
     const plain = runAlone('demo');
     expect(plain.status).toBe(0);
   }, 60_000);
+
+  it('in place (as `pnpm demo` runs it), finds the addons copied beside it by the build', () => {
+    const dist = join(import.meta.dirname, '..', '..', 'dist');
+    expect(existsSync(join(dist, 'baracuda_driver.node'))).toBe(true);
+    expect(existsSync(join(dist, 'baracuda_cudnn.node'))).toBe(true);
+    const env = { ...process.env };
+    delete env.BARACUDA_ADDON_DIR;
+    const result = spawnSync(process.execPath, [bundle, 'demo'], {
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const output = `${result.stdout}${result.stderr}`;
+    expect(result.status).toBe(0);
+    expect(output).not.toMatch(/Could not load baracuda_(driver|cudnn)\.node/);
+    // With the addons loaded, what is missing on a machine without a GPU is the driver itself.
+    if (!/NVIDIA H|device: /.test(output)) expect(output).toMatch(/libcuda\.so\.1/);
+  });
 });
