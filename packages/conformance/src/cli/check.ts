@@ -21,7 +21,8 @@ Options:
   --suite <file.json>   check the cases of a suite file (shared format: name, n, c_in, c_out, in,
                         k, pad, stride, dil, groups); cases past --max-macs are reduced
   --suites <list>       built-in suites: ${SUITE_NAMES.join(',')}
-                        (default: all of them, or none when --suite is given)
+                        (default: all but large, or none when --suite is given;
+                        large needs tens of GB of host memory and minutes)
   --dtypes <list>       ${CHECK_DTYPES.join(',')} (default: all)
   --layouts <list>      ${LAYOUTS.join(',')} (default: both)
   --passes <list>       ${PASSES.join(',')} (default: all)
