@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
@@ -170,3 +171,24 @@ describe('loadSuite', () => {
     );
   });
 });
+
+// The package keeps its own copy of the project's shared suite; it must stay the same file.
+const PROJECT_SUITE = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  '..',
+  'shared',
+  'bench',
+  'conv3d-suite.json',
+);
+describe.skipIf(!existsSync(PROJECT_SUITE))(
+  `suites/conv3d-suite.json against ${PROJECT_SUITE} (skipped: that file is not beside this checkout)`,
+  () => {
+    it('is a verbatim copy', () => {
+      expect(readFileSync(SUITE_FILE, 'utf8')).toBe(readFileSync(PROJECT_SUITE, 'utf8'));
+    });
+  },
+);
