@@ -1,20 +1,6 @@
 import { LibraryNotFoundError, type LibrarySearchAttempt } from '@baracuda/types';
 import { loadAddon } from './addon.js';
-import type {
-  CudnnActivationDescriptor,
-  CudnnAlgoPerfResult,
-  CudnnBackendAttributeValues,
-  CudnnBackendDescriptor,
-  CudnnConvolutionDescriptor,
-  CudnnFilterDescriptor,
-  CudnnGetAttributeResult,
-  CudnnHandle,
-  CudnnIntArray,
-  CudnnScale,
-  CudnnTensorDescriptor,
-  NativeBinding,
-  StatusResult,
-} from './native.js';
+import type { NativeBinding } from './native.js';
 
 export * from './constants.js';
 export type {
@@ -148,778 +134,330 @@ export function nativeConstants(): Record<string, number> {
 // ---- Raw functions: one per C function, same name and parameter order. ----
 // A call with no outputs returns the cudnnStatus_t; a call with outputs returns {status, ...}.
 // Before cuDNN is loaded, the first call loads it and throws LibraryNotFoundError if it cannot.
+// Parameter and result types come from `NativeBinding` in src/native.ts, the one description.
+
+/** The addon's exports that are raw cuDNN calls. */
+type RawName = Extract<keyof NativeBinding, `cudnn${string}`>;
+
+/**
+ * The raw function `name`: loads cuDNN on its first call (throwing `LibraryNotFoundError` when it
+ * cannot, and trying again on the next call), then forwards every call to the addon's function.
+ */
+function raw<K extends RawName>(name: K): NativeBinding[K] {
+  let native: ((...args: unknown[]) => unknown) | undefined;
+  const forward = (...args: unknown[]): unknown => {
+    native ??= lib()[name] as (...args: unknown[]) => unknown;
+    return native(...args);
+  };
+  Object.defineProperty(forward, 'name', { value: name });
+  return forward as NativeBinding[K];
+}
 
 /**
  * [cudnnGetVersion](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnngetversion).
  */
-export function cudnnGetVersion(): number {
-  return lib().cudnnGetVersion();
-}
+export const cudnnGetVersion = raw('cudnnGetVersion');
 
 /**
  * [cudnnGetMaxDeviceVersion](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnngetmaxdeviceversion).
  */
-export function cudnnGetMaxDeviceVersion(): number {
-  return lib().cudnnGetMaxDeviceVersion();
-}
+export const cudnnGetMaxDeviceVersion = raw('cudnnGetMaxDeviceVersion');
 
 /**
  * [cudnnGetCudartVersion](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnngetcudartversion).
  */
-export function cudnnGetCudartVersion(): number {
-  return lib().cudnnGetCudartVersion();
-}
+export const cudnnGetCudartVersion = raw('cudnnGetCudartVersion');
 
 /**
  * [cudnnGetProperty](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnngetproperty).
  */
-export function cudnnGetProperty(type: number): StatusResult & { value: number } {
-  return lib().cudnnGetProperty(type);
-}
+export const cudnnGetProperty = raw('cudnnGetProperty');
 
 /**
  * [cudnnGetErrorString](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnngeterrorstring).
  */
-export function cudnnGetErrorString(status: number): string {
-  return lib().cudnnGetErrorString(status);
-}
+export const cudnnGetErrorString = raw('cudnnGetErrorString');
 
 /**
  * [cudnnGetLastErrorString](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnngetlasterrorstring).
  * cuDNN's last error message for this thread (the C call fills a caller buffer; this returns it).
  */
-export function cudnnGetLastErrorString(): string {
-  return lib().cudnnGetLastErrorString();
-}
+export const cudnnGetLastErrorString = raw('cudnnGetLastErrorString');
 
 /**
  * [cudnnCreate](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnncreate).
  * `handle` is null when `status` is not CUDNN_STATUS_SUCCESS.
  */
-export function cudnnCreate(): StatusResult & { handle: CudnnHandle | null } {
-  return lib().cudnnCreate();
-}
+export const cudnnCreate = raw('cudnnCreate');
 
 /**
  * [cudnnDestroy](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnndestroy).
  * Marks the object destroyed whatever the status; destroying it again throws `TypeError`.
  */
-export function cudnnDestroy(handle: CudnnHandle): number {
-  return lib().cudnnDestroy(handle);
-}
+export const cudnnDestroy = raw('cudnnDestroy');
 
 /**
  * [cudnnSetStream](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnnsetstream).
  */
-export function cudnnSetStream(handle: CudnnHandle, streamId: bigint): number {
-  return lib().cudnnSetStream(handle, streamId);
-}
+export const cudnnSetStream = raw('cudnnSetStream');
 
 /**
  * [cudnnGetStream](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnngetstream).
  */
-export function cudnnGetStream(handle: CudnnHandle): StatusResult & { streamId: bigint } {
-  return lib().cudnnGetStream(handle);
-}
+export const cudnnGetStream = raw('cudnnGetStream');
 
 /**
  * [cudnnCreateTensorDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnncreatetensordescriptor).
  */
-export function cudnnCreateTensorDescriptor(): StatusResult & {
-  tensorDesc: CudnnTensorDescriptor | null;
-} {
-  return lib().cudnnCreateTensorDescriptor();
-}
+export const cudnnCreateTensorDescriptor = raw('cudnnCreateTensorDescriptor');
 
 /**
  * [cudnnSetTensorNdDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnnsettensornddescriptor).
  */
-export function cudnnSetTensorNdDescriptor(
-  tensorDesc: CudnnTensorDescriptor,
-  dataType: number,
-  nbDims: number,
-  dimA: CudnnIntArray,
-  strideA: CudnnIntArray,
-): number {
-  return lib().cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-}
+export const cudnnSetTensorNdDescriptor = raw('cudnnSetTensorNdDescriptor');
 
 /**
  * [cudnnSetTensorNdDescriptorEx](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnnsettensornddescriptorex).
  */
-export function cudnnSetTensorNdDescriptorEx(
-  tensorDesc: CudnnTensorDescriptor,
-  format: number,
-  dataType: number,
-  nbDims: number,
-  dimA: CudnnIntArray,
-): number {
-  return lib().cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
-}
+export const cudnnSetTensorNdDescriptorEx = raw('cudnnSetTensorNdDescriptorEx');
 
 /**
  * [cudnnGetTensorNdDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnngettensornddescriptor).
  */
-export function cudnnGetTensorNdDescriptor(
-  tensorDesc: CudnnTensorDescriptor,
-  nbDimsRequested: number,
-): StatusResult & { dataType: number; nbDims: number; dimA: number[]; strideA: number[] } {
-  return lib().cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested);
-}
+export const cudnnGetTensorNdDescriptor = raw('cudnnGetTensorNdDescriptor');
 
 /**
  * [cudnnGetTensorSizeInBytes](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnngettensorsizeinbytes).
  */
-export function cudnnGetTensorSizeInBytes(
-  tensorDesc: CudnnTensorDescriptor,
-): StatusResult & { size: number } {
-  return lib().cudnnGetTensorSizeInBytes(tensorDesc);
-}
+export const cudnnGetTensorSizeInBytes = raw('cudnnGetTensorSizeInBytes');
 
 /**
  * [cudnnDestroyTensorDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnndestroytensordescriptor).
  * Marks the object destroyed whatever the status; destroying it again throws `TypeError`.
  */
-export function cudnnDestroyTensorDescriptor(tensorDesc: CudnnTensorDescriptor): number {
-  return lib().cudnnDestroyTensorDescriptor(tensorDesc);
-}
+export const cudnnDestroyTensorDescriptor = raw('cudnnDestroyTensorDescriptor');
 
 /**
  * [cudnnTransformTensor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnntransformtensor):
  * y = alpha * x + beta * y, converting between the layouts the two descriptors' strides describe
  * (same dims). `alpha`/`beta` are Float32Array(1), or Float64Array(1) for double tensors.
  */
-export function cudnnTransformTensor(
-  handle: CudnnHandle,
-  alpha: CudnnScale,
-  xDesc: CudnnTensorDescriptor,
-  x: bigint,
-  beta: CudnnScale,
-  yDesc: CudnnTensorDescriptor,
-  y: bigint,
-): number {
-  return lib().cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
-}
+export const cudnnTransformTensor = raw('cudnnTransformTensor');
 
 /**
  * [cudnnCreateFilterDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnncreatefilterdescriptor).
  */
-export function cudnnCreateFilterDescriptor(): StatusResult & {
-  filterDesc: CudnnFilterDescriptor | null;
-} {
-  return lib().cudnnCreateFilterDescriptor();
-}
+export const cudnnCreateFilterDescriptor = raw('cudnnCreateFilterDescriptor');
 
 /**
  * [cudnnSetFilterNdDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnnsetfilternddescriptor).
  */
-export function cudnnSetFilterNdDescriptor(
-  filterDesc: CudnnFilterDescriptor,
-  dataType: number,
-  format: number,
-  nbDims: number,
-  filterDimA: CudnnIntArray,
-): number {
-  return lib().cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
-}
+export const cudnnSetFilterNdDescriptor = raw('cudnnSetFilterNdDescriptor');
 
 /**
  * [cudnnGetFilterNdDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnngetfilternddescriptor).
  */
-export function cudnnGetFilterNdDescriptor(
-  filterDesc: CudnnFilterDescriptor,
-  nbDimsRequested: number,
-): StatusResult & { dataType: number; format: number; nbDims: number; filterDimA: number[] } {
-  return lib().cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested);
-}
+export const cudnnGetFilterNdDescriptor = raw('cudnnGetFilterNdDescriptor');
 
 /**
  * [cudnnDestroyFilterDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnndestroyfilterdescriptor).
  * Marks the object destroyed whatever the status; destroying it again throws `TypeError`.
  */
-export function cudnnDestroyFilterDescriptor(filterDesc: CudnnFilterDescriptor): number {
-  return lib().cudnnDestroyFilterDescriptor(filterDesc);
-}
+export const cudnnDestroyFilterDescriptor = raw('cudnnDestroyFilterDescriptor');
 
 /**
  * [cudnnCreateActivationDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnncreateactivationdescriptor).
  */
-export function cudnnCreateActivationDescriptor(): StatusResult & {
-  activationDesc: CudnnActivationDescriptor | null;
-} {
-  return lib().cudnnCreateActivationDescriptor();
-}
+export const cudnnCreateActivationDescriptor = raw('cudnnCreateActivationDescriptor');
 
 /**
  * [cudnnSetActivationDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnnsetactivationdescriptor).
  */
-export function cudnnSetActivationDescriptor(
-  activationDesc: CudnnActivationDescriptor,
-  mode: number,
-  reluNanOpt: number,
-  coef: number,
-): number {
-  return lib().cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-}
+export const cudnnSetActivationDescriptor = raw('cudnnSetActivationDescriptor');
 
 /**
  * [cudnnGetActivationDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnngetactivationdescriptor).
  */
-export function cudnnGetActivationDescriptor(
-  activationDesc: CudnnActivationDescriptor,
-): StatusResult & { mode: number; reluNanOpt: number; coef: number } {
-  return lib().cudnnGetActivationDescriptor(activationDesc);
-}
+export const cudnnGetActivationDescriptor = raw('cudnnGetActivationDescriptor');
 
 /**
  * [cudnnDestroyActivationDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-ops-library.html#cudnndestroyactivationdescriptor).
  * Marks the object destroyed whatever the status; destroying it again throws `TypeError`.
  */
-export function cudnnDestroyActivationDescriptor(
-  activationDesc: CudnnActivationDescriptor,
-): number {
-  return lib().cudnnDestroyActivationDescriptor(activationDesc);
-}
+export const cudnnDestroyActivationDescriptor = raw('cudnnDestroyActivationDescriptor');
 
 /**
  * [cudnnCreateConvolutionDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnncreateconvolutiondescriptor).
  */
-export function cudnnCreateConvolutionDescriptor(): StatusResult & {
-  convDesc: CudnnConvolutionDescriptor | null;
-} {
-  return lib().cudnnCreateConvolutionDescriptor();
-}
+export const cudnnCreateConvolutionDescriptor = raw('cudnnCreateConvolutionDescriptor');
 
 /**
  * [cudnnDestroyConvolutionDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnndestroyconvolutiondescriptor).
  * Marks the object destroyed whatever the status; destroying it again throws `TypeError`.
  */
-export function cudnnDestroyConvolutionDescriptor(convDesc: CudnnConvolutionDescriptor): number {
-  return lib().cudnnDestroyConvolutionDescriptor(convDesc);
-}
+export const cudnnDestroyConvolutionDescriptor = raw('cudnnDestroyConvolutionDescriptor');
 
 /**
  * [cudnnSetConvolutionNdDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionnddescriptor).
  */
-export function cudnnSetConvolutionNdDescriptor(
-  convDesc: CudnnConvolutionDescriptor,
-  arrayLength: number,
-  padA: CudnnIntArray,
-  filterStrideA: CudnnIntArray,
-  dilationA: CudnnIntArray,
-  mode: number,
-  computeType: number,
-): number {
-  return lib().cudnnSetConvolutionNdDescriptor(
-    convDesc,
-    arrayLength,
-    padA,
-    filterStrideA,
-    dilationA,
-    mode,
-    computeType,
-  );
-}
+export const cudnnSetConvolutionNdDescriptor = raw('cudnnSetConvolutionNdDescriptor');
 
 /**
  * [cudnnGetConvolutionNdDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionnddescriptor).
  */
-export function cudnnGetConvolutionNdDescriptor(
-  convDesc: CudnnConvolutionDescriptor,
-  arrayLengthRequested: number,
-): StatusResult & {
-  arrayLength: number;
-  padA: number[];
-  strideA: number[];
-  dilationA: number[];
-  mode: number;
-  computeType: number;
-} {
-  return lib().cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested);
-}
+export const cudnnGetConvolutionNdDescriptor = raw('cudnnGetConvolutionNdDescriptor');
 
 /**
  * [cudnnGetConvolutionNdForwardOutputDim](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionndforwardoutputdim).
  * `tensorOuputDimA` keeps the C spelling; `tensorOutputDimA` is the same array.
  */
-export function cudnnGetConvolutionNdForwardOutputDim(
-  convDesc: CudnnConvolutionDescriptor,
-  inputTensorDesc: CudnnTensorDescriptor,
-  filterDesc: CudnnFilterDescriptor,
-  nbDims: number,
-): StatusResult & { tensorOuputDimA: number[]; tensorOutputDimA: number[] } {
-  return lib().cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims);
-}
+export const cudnnGetConvolutionNdForwardOutputDim = raw('cudnnGetConvolutionNdForwardOutputDim');
 
 /**
  * [cudnnSetConvolutionMathType](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionmathtype).
  */
-export function cudnnSetConvolutionMathType(
-  convDesc: CudnnConvolutionDescriptor,
-  mathType: number,
-): number {
-  return lib().cudnnSetConvolutionMathType(convDesc, mathType);
-}
+export const cudnnSetConvolutionMathType = raw('cudnnSetConvolutionMathType');
 
 /**
  * [cudnnGetConvolutionMathType](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionmathtype).
  */
-export function cudnnGetConvolutionMathType(
-  convDesc: CudnnConvolutionDescriptor,
-): StatusResult & { mathType: number } {
-  return lib().cudnnGetConvolutionMathType(convDesc);
-}
+export const cudnnGetConvolutionMathType = raw('cudnnGetConvolutionMathType');
 
 /**
  * [cudnnSetConvolutionGroupCount](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnsetconvolutiongroupcount).
  */
-export function cudnnSetConvolutionGroupCount(
-  convDesc: CudnnConvolutionDescriptor,
-  groupCount: number,
-): number {
-  return lib().cudnnSetConvolutionGroupCount(convDesc, groupCount);
-}
+export const cudnnSetConvolutionGroupCount = raw('cudnnSetConvolutionGroupCount');
 
 /**
  * [cudnnGetConvolutionGroupCount](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutiongroupcount).
  */
-export function cudnnGetConvolutionGroupCount(
-  convDesc: CudnnConvolutionDescriptor,
-): StatusResult & { groupCount: number } {
-  return lib().cudnnGetConvolutionGroupCount(convDesc);
-}
+export const cudnnGetConvolutionGroupCount = raw('cudnnGetConvolutionGroupCount');
 
 /**
  * [cudnnSetConvolutionReorderType](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionreordertype).
  */
-export function cudnnSetConvolutionReorderType(
-  convDesc: CudnnConvolutionDescriptor,
-  reorderType: number,
-): number {
-  return lib().cudnnSetConvolutionReorderType(convDesc, reorderType);
-}
+export const cudnnSetConvolutionReorderType = raw('cudnnSetConvolutionReorderType');
 
 /**
  * [cudnnGetConvolutionReorderType](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionreordertype).
  */
-export function cudnnGetConvolutionReorderType(
-  convDesc: CudnnConvolutionDescriptor,
-): StatusResult & { reorderType: number } {
-  return lib().cudnnGetConvolutionReorderType(convDesc);
-}
+export const cudnnGetConvolutionReorderType = raw('cudnnGetConvolutionReorderType');
 
 /**
  * [cudnnGetConvolutionForwardAlgorithmMaxCount](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithmmaxcount).
  */
-export function cudnnGetConvolutionForwardAlgorithmMaxCount(
-  handle: CudnnHandle,
-): StatusResult & { count: number } {
-  return lib().cudnnGetConvolutionForwardAlgorithmMaxCount(handle);
-}
+export const cudnnGetConvolutionForwardAlgorithmMaxCount = raw(
+  'cudnnGetConvolutionForwardAlgorithmMaxCount',
+);
 
 /**
  * [cudnnGetConvolutionForwardAlgorithm_v7](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithm_v7).
  */
-export function cudnnGetConvolutionForwardAlgorithm_v7(
-  handle: CudnnHandle,
-  srcDesc: CudnnTensorDescriptor,
-  filterDesc: CudnnFilterDescriptor,
-  convDesc: CudnnConvolutionDescriptor,
-  destDesc: CudnnTensorDescriptor,
-  requestedAlgoCount: number,
-): CudnnAlgoPerfResult {
-  return lib().cudnnGetConvolutionForwardAlgorithm_v7(
-    handle,
-    srcDesc,
-    filterDesc,
-    convDesc,
-    destDesc,
-    requestedAlgoCount,
-  );
-}
+export const cudnnGetConvolutionForwardAlgorithm_v7 = raw('cudnnGetConvolutionForwardAlgorithm_v7');
 
 /**
  * [cudnnFindConvolutionForwardAlgorithmEx](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithmex).
  */
-export function cudnnFindConvolutionForwardAlgorithmEx(
-  handle: CudnnHandle,
-  xDesc: CudnnTensorDescriptor,
-  x: bigint,
-  wDesc: CudnnFilterDescriptor,
-  w: bigint,
-  convDesc: CudnnConvolutionDescriptor,
-  yDesc: CudnnTensorDescriptor,
-  y: bigint,
-  requestedAlgoCount: number,
-  workSpace: bigint,
-  workSpaceSizeInBytes: number,
-): CudnnAlgoPerfResult {
-  return lib().cudnnFindConvolutionForwardAlgorithmEx(
-    handle,
-    xDesc,
-    x,
-    wDesc,
-    w,
-    convDesc,
-    yDesc,
-    y,
-    requestedAlgoCount,
-    workSpace,
-    workSpaceSizeInBytes,
-  );
-}
+export const cudnnFindConvolutionForwardAlgorithmEx = raw('cudnnFindConvolutionForwardAlgorithmEx');
 
 /**
  * [cudnnGetConvolutionForwardWorkspaceSize](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardworkspacesize).
  */
-export function cudnnGetConvolutionForwardWorkspaceSize(
-  handle: CudnnHandle,
-  xDesc: CudnnTensorDescriptor,
-  wDesc: CudnnFilterDescriptor,
-  convDesc: CudnnConvolutionDescriptor,
-  yDesc: CudnnTensorDescriptor,
-  algo: number,
-): StatusResult & { sizeInBytes: number } {
-  return lib().cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo);
-}
+export const cudnnGetConvolutionForwardWorkspaceSize = raw(
+  'cudnnGetConvolutionForwardWorkspaceSize',
+);
 
 /**
  * [cudnnConvolutionForward](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnconvolutionforward).
  */
-export function cudnnConvolutionForward(
-  handle: CudnnHandle,
-  alpha: CudnnScale,
-  xDesc: CudnnTensorDescriptor,
-  x: bigint,
-  wDesc: CudnnFilterDescriptor,
-  w: bigint,
-  convDesc: CudnnConvolutionDescriptor,
-  algo: number,
-  workSpace: bigint,
-  workSpaceSizeInBytes: number,
-  beta: CudnnScale,
-  yDesc: CudnnTensorDescriptor,
-  y: bigint,
-): number {
-  return lib().cudnnConvolutionForward(
-    handle,
-    alpha,
-    xDesc,
-    x,
-    wDesc,
-    w,
-    convDesc,
-    algo,
-    workSpace,
-    workSpaceSizeInBytes,
-    beta,
-    yDesc,
-    y,
-  );
-}
+export const cudnnConvolutionForward = raw('cudnnConvolutionForward');
 
 /**
  * [cudnnConvolutionBiasActivationForward](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward).
  */
-export function cudnnConvolutionBiasActivationForward(
-  handle: CudnnHandle,
-  alpha1: CudnnScale,
-  xDesc: CudnnTensorDescriptor,
-  x: bigint,
-  wDesc: CudnnFilterDescriptor,
-  w: bigint,
-  convDesc: CudnnConvolutionDescriptor,
-  algo: number,
-  workSpace: bigint,
-  workSpaceSizeInBytes: number,
-  alpha2: CudnnScale,
-  zDesc: CudnnTensorDescriptor,
-  z: bigint,
-  biasDesc: CudnnTensorDescriptor,
-  bias: bigint,
-  activationDesc: CudnnActivationDescriptor,
-  yDesc: CudnnTensorDescriptor,
-  y: bigint,
-): number {
-  return lib().cudnnConvolutionBiasActivationForward(
-    handle,
-    alpha1,
-    xDesc,
-    x,
-    wDesc,
-    w,
-    convDesc,
-    algo,
-    workSpace,
-    workSpaceSizeInBytes,
-    alpha2,
-    zDesc,
-    z,
-    biasDesc,
-    bias,
-    activationDesc,
-    yDesc,
-    y,
-  );
-}
+export const cudnnConvolutionBiasActivationForward = raw('cudnnConvolutionBiasActivationForward');
 
 /**
  * [cudnnGetConvolutionBackwardDataAlgorithmMaxCount](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithmmaxcount).
  */
-export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(
-  handle: CudnnHandle,
-): StatusResult & { count: number } {
-  return lib().cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle);
-}
+export const cudnnGetConvolutionBackwardDataAlgorithmMaxCount = raw(
+  'cudnnGetConvolutionBackwardDataAlgorithmMaxCount',
+);
 
 /**
  * [cudnnGetConvolutionBackwardDataAlgorithm_v7](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithm_v7).
  */
-export function cudnnGetConvolutionBackwardDataAlgorithm_v7(
-  handle: CudnnHandle,
-  filterDesc: CudnnFilterDescriptor,
-  diffDesc: CudnnTensorDescriptor,
-  convDesc: CudnnConvolutionDescriptor,
-  gradDesc: CudnnTensorDescriptor,
-  requestedAlgoCount: number,
-): CudnnAlgoPerfResult {
-  return lib().cudnnGetConvolutionBackwardDataAlgorithm_v7(
-    handle,
-    filterDesc,
-    diffDesc,
-    convDesc,
-    gradDesc,
-    requestedAlgoCount,
-  );
-}
+export const cudnnGetConvolutionBackwardDataAlgorithm_v7 = raw(
+  'cudnnGetConvolutionBackwardDataAlgorithm_v7',
+);
 
 /**
  * [cudnnFindConvolutionBackwardDataAlgorithmEx](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithmex).
  */
-export function cudnnFindConvolutionBackwardDataAlgorithmEx(
-  handle: CudnnHandle,
-  wDesc: CudnnFilterDescriptor,
-  w: bigint,
-  dyDesc: CudnnTensorDescriptor,
-  dy: bigint,
-  convDesc: CudnnConvolutionDescriptor,
-  dxDesc: CudnnTensorDescriptor,
-  dx: bigint,
-  requestedAlgoCount: number,
-  workSpace: bigint,
-  workSpaceSizeInBytes: number,
-): CudnnAlgoPerfResult {
-  return lib().cudnnFindConvolutionBackwardDataAlgorithmEx(
-    handle,
-    wDesc,
-    w,
-    dyDesc,
-    dy,
-    convDesc,
-    dxDesc,
-    dx,
-    requestedAlgoCount,
-    workSpace,
-    workSpaceSizeInBytes,
-  );
-}
+export const cudnnFindConvolutionBackwardDataAlgorithmEx = raw(
+  'cudnnFindConvolutionBackwardDataAlgorithmEx',
+);
 
 /**
  * [cudnnGetConvolutionBackwardDataWorkspaceSize](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataworkspacesize).
  */
-export function cudnnGetConvolutionBackwardDataWorkspaceSize(
-  handle: CudnnHandle,
-  wDesc: CudnnFilterDescriptor,
-  dyDesc: CudnnTensorDescriptor,
-  convDesc: CudnnConvolutionDescriptor,
-  dxDesc: CudnnTensorDescriptor,
-  algo: number,
-): StatusResult & { sizeInBytes: number } {
-  return lib().cudnnGetConvolutionBackwardDataWorkspaceSize(
-    handle,
-    wDesc,
-    dyDesc,
-    convDesc,
-    dxDesc,
-    algo,
-  );
-}
+export const cudnnGetConvolutionBackwardDataWorkspaceSize = raw(
+  'cudnnGetConvolutionBackwardDataWorkspaceSize',
+);
 
 /**
  * [cudnnConvolutionBackwardData](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwarddata).
  */
-export function cudnnConvolutionBackwardData(
-  handle: CudnnHandle,
-  alpha: CudnnScale,
-  wDesc: CudnnFilterDescriptor,
-  w: bigint,
-  dyDesc: CudnnTensorDescriptor,
-  dy: bigint,
-  convDesc: CudnnConvolutionDescriptor,
-  algo: number,
-  workSpace: bigint,
-  workSpaceSizeInBytes: number,
-  beta: CudnnScale,
-  dxDesc: CudnnTensorDescriptor,
-  dx: bigint,
-): number {
-  return lib().cudnnConvolutionBackwardData(
-    handle,
-    alpha,
-    wDesc,
-    w,
-    dyDesc,
-    dy,
-    convDesc,
-    algo,
-    workSpace,
-    workSpaceSizeInBytes,
-    beta,
-    dxDesc,
-    dx,
-  );
-}
+export const cudnnConvolutionBackwardData = raw('cudnnConvolutionBackwardData');
 
 /**
  * [cudnnGetConvolutionBackwardFilterAlgorithmMaxCount](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithmmaxcount).
  */
-export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(
-  handle: CudnnHandle,
-): StatusResult & { count: number } {
-  return lib().cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle);
-}
+export const cudnnGetConvolutionBackwardFilterAlgorithmMaxCount = raw(
+  'cudnnGetConvolutionBackwardFilterAlgorithmMaxCount',
+);
 
 /**
  * [cudnnGetConvolutionBackwardFilterAlgorithm_v7](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithm_v7).
  */
-export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-  handle: CudnnHandle,
-  srcDesc: CudnnTensorDescriptor,
-  diffDesc: CudnnTensorDescriptor,
-  convDesc: CudnnConvolutionDescriptor,
-  gradDesc: CudnnFilterDescriptor,
-  requestedAlgoCount: number,
-): CudnnAlgoPerfResult {
-  return lib().cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-    handle,
-    srcDesc,
-    diffDesc,
-    convDesc,
-    gradDesc,
-    requestedAlgoCount,
-  );
-}
+export const cudnnGetConvolutionBackwardFilterAlgorithm_v7 = raw(
+  'cudnnGetConvolutionBackwardFilterAlgorithm_v7',
+);
 
 /**
  * [cudnnFindConvolutionBackwardFilterAlgorithmEx](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithmex).
  */
-export function cudnnFindConvolutionBackwardFilterAlgorithmEx(
-  handle: CudnnHandle,
-  xDesc: CudnnTensorDescriptor,
-  x: bigint,
-  dyDesc: CudnnTensorDescriptor,
-  y: bigint,
-  convDesc: CudnnConvolutionDescriptor,
-  dwDesc: CudnnFilterDescriptor,
-  dw: bigint,
-  requestedAlgoCount: number,
-  workSpace: bigint,
-  workSpaceSizeInBytes: number,
-): CudnnAlgoPerfResult {
-  return lib().cudnnFindConvolutionBackwardFilterAlgorithmEx(
-    handle,
-    xDesc,
-    x,
-    dyDesc,
-    y,
-    convDesc,
-    dwDesc,
-    dw,
-    requestedAlgoCount,
-    workSpace,
-    workSpaceSizeInBytes,
-  );
-}
+export const cudnnFindConvolutionBackwardFilterAlgorithmEx = raw(
+  'cudnnFindConvolutionBackwardFilterAlgorithmEx',
+);
 
 /**
  * [cudnnGetConvolutionBackwardFilterWorkspaceSize](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilterworkspacesize).
  */
-export function cudnnGetConvolutionBackwardFilterWorkspaceSize(
-  handle: CudnnHandle,
-  xDesc: CudnnTensorDescriptor,
-  dyDesc: CudnnTensorDescriptor,
-  convDesc: CudnnConvolutionDescriptor,
-  gradDesc: CudnnFilterDescriptor,
-  algo: number,
-): StatusResult & { sizeInBytes: number } {
-  return lib().cudnnGetConvolutionBackwardFilterWorkspaceSize(
-    handle,
-    xDesc,
-    dyDesc,
-    convDesc,
-    gradDesc,
-    algo,
-  );
-}
+export const cudnnGetConvolutionBackwardFilterWorkspaceSize = raw(
+  'cudnnGetConvolutionBackwardFilterWorkspaceSize',
+);
 
 /**
  * [cudnnConvolutionBackwardFilter](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwardfilter).
  */
-export function cudnnConvolutionBackwardFilter(
-  handle: CudnnHandle,
-  alpha: CudnnScale,
-  xDesc: CudnnTensorDescriptor,
-  x: bigint,
-  dyDesc: CudnnTensorDescriptor,
-  dy: bigint,
-  convDesc: CudnnConvolutionDescriptor,
-  algo: number,
-  workSpace: bigint,
-  workSpaceSizeInBytes: number,
-  beta: CudnnScale,
-  dwDesc: CudnnFilterDescriptor,
-  dw: bigint,
-): number {
-  return lib().cudnnConvolutionBackwardFilter(
-    handle,
-    alpha,
-    xDesc,
-    x,
-    dyDesc,
-    dy,
-    convDesc,
-    algo,
-    workSpace,
-    workSpaceSizeInBytes,
-    beta,
-    dwDesc,
-    dw,
-  );
-}
+export const cudnnConvolutionBackwardFilter = raw('cudnnConvolutionBackwardFilter');
 
 /**
  * [cudnnBackendCreateDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnnbackendcreatedescriptor).
  */
-export function cudnnBackendCreateDescriptor(
-  descriptorType: number,
-): StatusResult & { descriptor: CudnnBackendDescriptor | null } {
-  return lib().cudnnBackendCreateDescriptor(descriptorType);
-}
+export const cudnnBackendCreateDescriptor = raw('cudnnBackendCreateDescriptor');
 
 /**
  * [cudnnBackendDestroyDescriptor](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnnbackenddestroydescriptor).
  * Marks the object destroyed whatever the status; destroying it again throws `TypeError`.
  */
-export function cudnnBackendDestroyDescriptor(descriptor: CudnnBackendDescriptor): number {
-  return lib().cudnnBackendDestroyDescriptor(descriptor);
-}
+export const cudnnBackendDestroyDescriptor = raw('cudnnBackendDestroyDescriptor');
 
 /**
  * [cudnnBackendFinalize](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnnbackendfinalize).
  */
-export function cudnnBackendFinalize(descriptor: CudnnBackendDescriptor): number {
-  return lib().cudnnBackendFinalize(descriptor);
-}
+export const cudnnBackendFinalize = raw('cudnnBackendFinalize');
 
 /**
  * [cudnnBackendSetAttribute](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnnbackendsetattribute).
@@ -929,14 +467,7 @@ export function cudnnBackendFinalize(descriptor: CudnnBackendDescriptor): number
  * HANDLE → CudnnHandle[]); the element count is its length. Typed arrays are passed in place, not copied.
  * Descriptors and handles set here are kept alive (not garbage-collected) while `descriptor` lives.
  */
-export function cudnnBackendSetAttribute(
-  descriptor: CudnnBackendDescriptor,
-  attributeName: number,
-  attributeType: number,
-  values: CudnnBackendAttributeValues,
-): number {
-  return lib().cudnnBackendSetAttribute(descriptor, attributeName, attributeType, values);
-}
+export const cudnnBackendSetAttribute = raw('cudnnBackendSetAttribute');
 
 /**
  * [cudnnBackendGetAttribute](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnnbackendgetattribute).
@@ -944,30 +475,10 @@ export function cudnnBackendSetAttribute(
  * `requestedElementCount` descriptors created beforehand (the C API fills them); they come back as `values`.
  * CHAR comes back as a string, HANDLE as raw addresses (BigUint64Array).
  */
-export function cudnnBackendGetAttribute(
-  descriptor: CudnnBackendDescriptor,
-  attributeName: number,
-  attributeType: number,
-  requestedElementCount: number,
-  outDescriptors?: readonly CudnnBackendDescriptor[],
-): CudnnGetAttributeResult {
-  return lib().cudnnBackendGetAttribute(
-    descriptor,
-    attributeName,
-    attributeType,
-    requestedElementCount,
-    outDescriptors,
-  );
-}
+export const cudnnBackendGetAttribute = raw('cudnnBackendGetAttribute');
 
 /**
  * [cudnnBackendExecute](https://docs.nvidia.com/deeplearning/cudnn/latest/api/cudnn-graph-library.html#cudnnbackendexecute).
  * Enqueues the plan on the handle's stream and returns; hot path.
  */
-export function cudnnBackendExecute(
-  handle: CudnnHandle,
-  executionPlan: CudnnBackendDescriptor,
-  variantPack: CudnnBackendDescriptor,
-): number {
-  return lib().cudnnBackendExecute(handle, executionPlan, variantPack);
-}
+export const cudnnBackendExecute = raw('cudnnBackendExecute');
