@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver cudnn smoke check check-shared large demo bench-quick bench-system bench-torch
+# Phases: info abi driver module layout cudnn smoke check check-919 check-shared large large-via demo bench
+#         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-$PWD/out}"
@@ -28,6 +29,9 @@ for phase in "$@"; do
       run info 60 bash -c 'date -u; nvidia-smi; ldconfig -p | grep -E "libcudnn.so|libcuda.so"; ls /usr/include/x86_64-linux-gnu/cudnn_version*.h; grep -E "define CUDNN_(MAJOR|MINOR|PATCHLEVEL)" /usr/include/x86_64-linux-gnu/cudnn_version*.h; python3 -c "import torch; print(torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name())"' ;;
     abi) run abi-cudnn 120 bash packages/cudnn-sys/scripts/abi-check.sh ;;
     driver) run driver 300 $NODE .carry/driver-device-check.mjs "$LOGS/driver.json" ;;
+    module) run module 60 $NODE .carry/driver-module-device-check.mjs ;;
+    layout) run layout 120 $NODE .carry/kernels-layout-device-check.mjs ;;
+    check-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-919 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-919.json" ${CHECK919_ARGS:-} ;;
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN EXPECT_CUDNN_VERSION=9.19 run cudnn-torch 120 $NODE .carry/cudnn-sys-device-check.mjs ;;

@@ -56,6 +56,8 @@ static_assert(std::is_same_v<ours::CUdeviceptr, ::CUdeviceptr>, "CUdeviceptr");
 static_assert(std::is_same_v<ours::CUcontext, ::CUcontext>, "CUcontext");
 static_assert(std::is_same_v<ours::CUstream, ::CUstream>, "CUstream");
 static_assert(std::is_same_v<ours::CUevent, ::CUevent>, "CUevent");
+static_assert(std::is_same_v<ours::CUmodule, ::CUmodule>, "CUmodule");
+static_assert(std::is_same_v<ours::CUfunction, ::CUfunction>, "CUfunction");
 
 #define BARACUDA_CHECK_FUNCTION(symbol, required)                                        \
   static_assert(std::is_same_v<decltype(&::symbol), Real<ours::PFN_##symbol>::type>,     \
@@ -75,6 +77,7 @@ BARACUDA_CHECK_CONSTANT(CUDA_SUCCESS)
 BARACUDA_CHECK_CONSTANT(CUDA_ERROR_INVALID_VALUE)
 BARACUDA_CHECK_CONSTANT(CUDA_ERROR_OUT_OF_MEMORY)
 BARACUDA_CHECK_CONSTANT(CUDA_ERROR_NO_DEVICE)
+BARACUDA_CHECK_CONSTANT(CUDA_ERROR_INVALID_CONTEXT)
 BARACUDA_CHECK_CONSTANT(CUDA_ERROR_NOT_FOUND)
 BARACUDA_CHECK_CONSTANT(CUDA_ERROR_NOT_READY)
 BARACUDA_CHECK_CONSTANT(CUDA_ERROR_NOT_SUPPORTED)
@@ -90,5 +93,11 @@ BARACUDA_CHECK_CONSTANT(CU_EVENT_DISABLE_TIMING)
 #undef BARACUDA_CHECK_CONSTANT
 static_assert(ours::kCuMemHostAllocPortable == CU_MEMHOSTALLOC_PORTABLE,
               "native/cuda_decls.h: CU_MEMHOSTALLOC_PORTABLE differs from cuda.h");
+static_assert(ours::kCuLaunchParamEnd == CU_LAUNCH_PARAM_END_AS_INT,
+              "native/cuda_decls.h: CU_LAUNCH_PARAM_END differs from cuda.h");
+static_assert(ours::kCuLaunchParamBufferPointer == CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT,
+              "native/cuda_decls.h: CU_LAUNCH_PARAM_BUFFER_POINTER differs from cuda.h");
+static_assert(ours::kCuLaunchParamBufferSize == CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
+              "native/cuda_decls.h: CU_LAUNCH_PARAM_BUFFER_SIZE differs from cuda.h");
 
 }  // namespace

@@ -343,6 +343,51 @@ struct PinnedState {
   }
 };
 
+/**
+ * A loaded module. Unloading waits for the device first when the module has
+ * launched anything: cuModuleUnload while one of its kernels may still run is
+ * undefined behaviour, and the driver does not wait by itself.
+ */
+struct ModuleState {
+  int ordinal;
+  CUcontext context;
+  CUmodule module;
+  /** Set by the first launch of one of its functions. */
+  bool launched = false;
+  ModuleState(int ordinal_, CUcontext context_, CUmodule module_)
+      : ordinal(ordinal_), context(context_), module(module_) {}
+  ModuleState(const ModuleState&) = delete;
+  ModuleState& operator=(const ModuleState&) = delete;
+  ~ModuleState() {
+    ScopedContext scope(context);
+    const DriverApi& api = Driver().api;
+    if (launched && api.cuCtxSynchronize != nullptr) api.cuCtxSynchronize();
+    if (api.cuModuleUnload != nullptr) api.cuModuleUnload(module);
+  }
+};
+
+/**
+ * A kernel of a module. It does not keep the module loaded: unloading the
+ * module (moduleUnload, or the GC reaching it) makes its functions unusable,
+ * and the native layer refuses them rather than launching a dangling CUfunction.
+ * The TypeScript KernelFunction holds its Module, so the GC never unloads a
+ * module whose functions are still reachable.
+ */
+struct FunctionState {
+  std::weak_ptr<ModuleState> module;
+  CUcontext context;
+  CUfunction function;
+  std::string name;
+  FunctionState(std::weak_ptr<ModuleState> module_, CUcontext context_, CUfunction function_,
+                std::string name_)
+      : module(std::move(module_)),
+        context(context_),
+        function(function_),
+        name(std::move(name_)) {}
+  FunctionState(const FunctionState&) = delete;
+  FunctionState& operator=(const FunctionState&) = delete;
+};
+
 // ---------------------------------------------------------------------------
 // Type-tagged handles
 // ---------------------------------------------------------------------------
@@ -374,6 +419,16 @@ template <>
 struct HandleTraits<PinnedState> {
   static constexpr napi_type_tag tag = {0x6261726163756461ULL, 0x0000000000000004ULL};
   static constexpr const char* name = "PinnedHostBuffer";
+};
+template <>
+struct HandleTraits<ModuleState> {
+  static constexpr napi_type_tag tag = {0x6261726163756461ULL, 0x0000000000000005ULL};
+  static constexpr const char* name = "Module";
+};
+template <>
+struct HandleTraits<FunctionState> {
+  static constexpr napi_type_tag tag = {0x6261726163756461ULL, 0x0000000000000006ULL};
+  static constexpr const char* name = "KernelFunction";
 };
 
 template <typename State>
@@ -933,6 +988,130 @@ Napi::Value HostFree(const Napi::CallbackInfo& info) {
 }
 
 // ---------------------------------------------------------------------------
+// Kernels: modules, functions, launches
+// ---------------------------------------------------------------------------
+
+/** The bytes of a Uint8Array (nothing else: no coercion from other views). */
+HostView ArgUint8Array(const Napi::CallbackInfo& info, size_t index, const char* name) {
+  Napi::Value value = info[index];
+  if (!value.IsTypedArray() ||
+      value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+    ThrowType(info.Env(), std::string("Expected a Uint8Array for ") + name);
+  }
+  return ArgHostView(info, index, name);
+}
+
+/**
+ * A CUDA error whose description (`cudaResultString`) carries what we were
+ * doing, e.g. which kernel name was not found.
+ */
+[[noreturn]] void ThrowCudaWithDetail(Napi::Env env, const char* call, int result,
+                                      const std::string& detail) {
+  Napi::Error error = MakeCudaError(env, call, result);
+  std::string text = ResultString(result);
+  error.Set("cudaResultString",
+            Napi::String::New(env, text.empty() ? detail : text + "; " + detail));
+  throw error;
+}
+
+/**
+ * moduleLoadData(ordinal, image: Uint8Array): loads a PTX, cubin or fatbin
+ * image into the device's primary context. The image is copied with a NUL
+ * byte after it: cuModuleLoadData reads PTX as a C string, and a cubin or
+ * fatbin carries its own size, so the extra byte is harmless there.
+ */
+Napi::Value ModuleLoadData(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int ordinal = ArgInt(info, 0, "ordinal", 0, 1 << 20);
+  HostView image = ArgUint8Array(info, 1, "image");
+  if (image.length == 0) ThrowRange(env, "image must not be empty");
+  std::string terminated(reinterpret_cast<const char*>(image.data), image.length);
+  const DeviceContext& device = EnterDevice(env, ordinal);
+  CUmodule module = nullptr;
+  CUresult result =
+      Entry(env, &DriverApi::cuModuleLoadData, "cuModuleLoadData")(&module, terminated.c_str());
+  if (result != CUDA_SUCCESS) {
+    ThrowCudaWithDetail(env, "cuModuleLoadData", result,
+                        "loading a " + std::to_string(image.length) +
+                            "-byte module image on device " + std::to_string(ordinal));
+  }
+  return WrapHandle(env, std::make_shared<ModuleState>(ordinal, device.context, module));
+}
+
+/** moduleGetFunction(module, name): the kernel `name` (cuModuleGetFunction). */
+Napi::Value ModuleGetFunction(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& module = Unwrap<ModuleState>(info, 0, "module");
+  if (!info[1].IsString()) ThrowType(env, "Expected a string for name");
+  std::string name = info[1].As<Napi::String>().Utf8Value();
+  if (name.empty()) ThrowRange(env, "name must not be empty");
+  if (name.find('\0') != std::string::npos) {
+    ThrowRange(env, "name must not contain a NUL character");
+  }
+  EnterDevice(env, module->ordinal);
+  CUfunction function = nullptr;
+  CUresult result = Entry(env, &DriverApi::cuModuleGetFunction, "cuModuleGetFunction")(
+      &function, module->module, name.c_str());
+  if (result != CUDA_SUCCESS) {
+    std::string detail = "no kernel named \"" + name + "\" in this module";
+    if (result == CUDA_ERROR_NOT_FOUND) {
+      detail += " (a C++ kernel's name is mangled unless it is declared extern \"C\")";
+    }
+    ThrowCudaWithDetail(env, "cuModuleGetFunction", result, detail);
+  }
+  return WrapHandle(env, std::make_shared<FunctionState>(std::weak_ptr<ModuleState>(module),
+                                                         module->context, function, name));
+}
+
+/**
+ * launchKernel(fn, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes,
+ * stream: bigint, params: Uint8Array). The hot path: no allocation of ours,
+ * and the context is made current only when it is not already (one
+ * thread-local read otherwise). `params` is the packed argument buffer
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER); the driver copies it before returning.
+ */
+Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& function = Unwrap<FunctionState>(info, 0, "fn");
+  unsigned int gridX = static_cast<unsigned int>(ArgUint32(info, 1, "gridX"));
+  unsigned int gridY = static_cast<unsigned int>(ArgUint32(info, 2, "gridY"));
+  unsigned int gridZ = static_cast<unsigned int>(ArgUint32(info, 3, "gridZ"));
+  unsigned int blockX = static_cast<unsigned int>(ArgUint32(info, 4, "blockX"));
+  unsigned int blockY = static_cast<unsigned int>(ArgUint32(info, 5, "blockY"));
+  unsigned int blockZ = static_cast<unsigned int>(ArgUint32(info, 6, "blockZ"));
+  unsigned int shared = static_cast<unsigned int>(ArgUint32(info, 7, "sharedBytes"));
+  uint64_t stream = ArgBigUint64(info, 8, "stream");
+  HostView params = ArgUint8Array(info, 9, "params");
+  std::shared_ptr<ModuleState> module = function->module.lock();
+  if (!module) ThrowType(env, "The Module of the KernelFunction passed as fn has been unloaded");
+
+  CUcontext current = nullptr;
+  CU_CHECK(env, cuCtxGetCurrent, &current);
+  if (current != function->context) CU_CHECK(env, cuCtxSetCurrent, function->context);
+
+  size_t paramBytes = params.length;
+  void* extra[] = {
+      reinterpret_cast<void*>(kCuLaunchParamBufferPointer), params.data,
+      reinterpret_cast<void*>(kCuLaunchParamBufferSize), &paramBytes,
+      reinterpret_cast<void*>(kCuLaunchParamEnd),
+  };
+  PFN_cuLaunchKernel launch = Entry(env, &DriverApi::cuLaunchKernel, "cuLaunchKernel");
+  CUresult result = launch(function->function, gridX, gridY, gridZ, blockX, blockY, blockZ, shared,
+                           reinterpret_cast<CUstream>(stream), nullptr, extra);
+  if (result != CUDA_SUCCESS) {
+    ThrowCudaWithDetail(
+        env, "cuLaunchKernel", result,
+        "launching " + function->name + " with grid [" + std::to_string(gridX) + ", " +
+            std::to_string(gridY) + ", " + std::to_string(gridZ) + "], block [" +
+            std::to_string(blockX) + ", " + std::to_string(blockY) + ", " + std::to_string(blockZ) +
+            "], " + std::to_string(shared) + " shared bytes and " + std::to_string(paramBytes) +
+            " parameter bytes");
+  }
+  module->launched = true;
+  return env.Undefined();
+}
+
+// ---------------------------------------------------------------------------
 // Module
 // ---------------------------------------------------------------------------
 
@@ -974,6 +1153,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("memset", Napi::Function::New(env, Memset, "memset"));
   exports.Set("hostAlloc", Napi::Function::New(env, HostAlloc, "hostAlloc"));
   exports.Set("hostFree", Napi::Function::New(env, HostFree, "hostFree"));
+  exports.Set("moduleLoadData", Napi::Function::New(env, ModuleLoadData, "moduleLoadData"));
+  exports.Set("moduleGetFunction",
+              Napi::Function::New(env, ModuleGetFunction, "moduleGetFunction"));
+  exports.Set("moduleUnload",
+              Napi::Function::New(env, DestroyHandle<ModuleState>, "moduleUnload"));
+  exports.Set("launchKernel", Napi::Function::New(env, LaunchKernel, "launchKernel"));
   return exports;
 }
 

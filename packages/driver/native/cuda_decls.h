@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 // Opaque handle structs keep the real header's (global) names, so a handle
 // type here is the very same C++ type as the real one. Declaring an
@@ -18,6 +19,8 @@
 struct CUctx_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUmod_st;
+struct CUfunc_st;
 
 namespace baracuda::cu {
 
@@ -32,12 +35,15 @@ using CUdeviceptr = unsigned long long;
 using CUcontext = ::CUctx_st*;
 using CUstream = ::CUstream_st*;
 using CUevent = ::CUevent_st*;
+using CUmodule = ::CUmod_st*;
+using CUfunction = ::CUfunc_st*;
 
 // ---- CUresult values we branch on ----
 constexpr CUresult CUDA_SUCCESS = static_cast<CUresult>(0);
 constexpr CUresult CUDA_ERROR_INVALID_VALUE = static_cast<CUresult>(1);
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = static_cast<CUresult>(2);
 constexpr CUresult CUDA_ERROR_NO_DEVICE = static_cast<CUresult>(100);
+constexpr CUresult CUDA_ERROR_INVALID_CONTEXT = static_cast<CUresult>(201);
 constexpr CUresult CUDA_ERROR_NOT_FOUND = static_cast<CUresult>(500);
 constexpr CUresult CUDA_ERROR_NOT_READY = static_cast<CUresult>(600);
 constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = static_cast<CUresult>(801);
@@ -60,6 +66,12 @@ constexpr unsigned int CU_EVENT_BLOCKING_SYNC = 0x1;
 constexpr unsigned int CU_EVENT_DISABLE_TIMING = 0x2;
 // cuda.h spells this one as a macro, so ours carries a different name.
 constexpr unsigned int kCuMemHostAllocPortable = 0x01;  // CU_MEMHOSTALLOC_PORTABLE
+// cuLaunchKernel's `extra` markers. cuda.h spells them as macros casting an
+// integer to void* (not constant expressions), so we keep the integers and
+// cast at the call; abi_check.cc compares them with the *_AS_INT macros.
+constexpr std::uintptr_t kCuLaunchParamEnd = 0x00;            // CU_LAUNCH_PARAM_END
+constexpr std::uintptr_t kCuLaunchParamBufferPointer = 0x01;  // CU_LAUNCH_PARAM_BUFFER_POINTER
+constexpr std::uintptr_t kCuLaunchParamBufferSize = 0x02;     // CU_LAUNCH_PARAM_BUFFER_SIZE
 
 // ---- Function types, one per symbol we resolve ----
 // Each comment names the exact exported symbol.
@@ -129,6 +141,17 @@ using PFN_cuMemsetD16Async = CUresult (*)(CUdeviceptr dstDevice, unsigned short 
                                           CUstream hStream);
 using PFN_cuMemsetD32Async = CUresult (*)(CUdeviceptr dstDevice, unsigned int ui, size_t N,
                                           CUstream hStream);
+// Modules and kernels: cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel
+// https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html
+// https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html
+using PFN_cuModuleLoadData = CUresult (*)(CUmodule* module, const void* image);
+using PFN_cuModuleUnload = CUresult (*)(CUmodule hmod);
+using PFN_cuModuleGetFunction = CUresult (*)(CUfunction* hfunc, CUmodule hmod, const char* name);
+using PFN_cuLaunchKernel = CUresult (*)(CUfunction f, unsigned int gridDimX,
+                                        unsigned int gridDimY, unsigned int gridDimZ,
+                                        unsigned int blockDimX, unsigned int blockDimY,
+                                        unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                        CUstream hStream, void** kernelParams, void** extra);
 
 // Every symbol the loader resolves, in one list: X(symbol, required).
 // `required` symbols must be exported for a library to count as libcuda at
@@ -180,6 +203,10 @@ using PFN_cuMemsetD32Async = CUresult (*)(CUdeviceptr dstDevice, unsigned int ui
   X(cuMemsetD32_v2, false)         \
   X(cuMemsetD8Async, false)        \
   X(cuMemsetD16Async, false)       \
-  X(cuMemsetD32Async, false)
+  X(cuMemsetD32Async, false)       \
+  X(cuModuleLoadData, false)       \
+  X(cuModuleUnload, false)         \
+  X(cuModuleGetFunction, false)    \
+  X(cuLaunchKernel, false)
 
 }  // namespace baracuda::cu

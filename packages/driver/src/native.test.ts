@@ -22,6 +22,15 @@ describe('the native addon', () => {
     expect(() => binding.memFree?.(null)).toThrow(
       new TypeError('Expected a native DeviceBuffer handle for handle'),
     );
+    expect(() => binding.moduleGetFunction?.({}, 'kernel')).toThrow(
+      new TypeError('Expected a native Module handle for module'),
+    );
+    expect(() => binding.moduleUnload?.(undefined)).toThrow(
+      new TypeError('Expected a native Module handle for handle'),
+    );
+    expect(() => binding.launchKernel?.({}, 1, 1, 1, 1, 1, 1, 0, 0n, new Uint8Array(0))).toThrow(
+      new TypeError('Expected a native KernelFunction handle for fn'),
+    );
   });
 
   it('never coerces numbers', () => {
@@ -43,6 +52,15 @@ describe('the native addon', () => {
     );
     expect(() => binding.streamCreate?.(0, 1)).toThrow(
       new TypeError('Expected a boolean for nonBlocking'),
+    );
+    expect(() => binding.moduleLoadData?.(0, '.version 8.0')).toThrow(
+      new TypeError('Expected a Uint8Array for image'),
+    );
+    expect(() => binding.moduleLoadData?.(0, new Uint16Array(2))).toThrow(
+      new TypeError('Expected a Uint8Array for image'),
+    );
+    expect(() => binding.moduleLoadData?.(0, new Uint8Array(0))).toThrow(
+      new RangeError('image must not be empty'),
     );
   });
 

@@ -19,6 +19,10 @@ export type EventHandle = NativeHandle<'Event'>;
 export type AllocationHandle = NativeHandle<'DeviceBuffer'>;
 /** @internal */
 export type PinnedHandle = NativeHandle<'PinnedHostBuffer'>;
+/** @internal */
+export type ModuleHandle = NativeHandle<'Module'>;
+/** @internal */
+export type FunctionHandle = NativeHandle<'KernelFunction'>;
 
 /** What the native loader found. Loading happens on the first call, once per process. @internal */
 export interface NativeDriverStatus {
@@ -127,6 +131,33 @@ export interface NativeBinding {
 
   hostAlloc(ordinal: number, byteLength: number): NativePinnedAllocation;
   hostFree(handle: PinnedHandle, buffer: ArrayBuffer): void;
+
+  /**
+   * cuModuleLoadData in the device's primary context. The image is copied and
+   * NUL-terminated (PTX is read as a C string).
+   */
+  moduleLoadData(ordinal: number, image: Uint8Array): ModuleHandle;
+  /** cuModuleGetFunction; the handle refuses use once its module is unloaded. */
+  moduleGetFunction(module: ModuleHandle, name: string): FunctionHandle;
+  /** cuModuleUnload (after cuCtxSynchronize when the module launched anything). Idempotent. */
+  moduleUnload(module: ModuleHandle): void;
+  /**
+   * cuLaunchKernel with kernelParams = NULL and `params` passed as
+   * CU_LAUNCH_PARAM_BUFFER_POINTER / CU_LAUNCH_PARAM_BUFFER_SIZE in `extra`.
+   * `stream` is the raw CUstream (0n: the legacy default stream).
+   */
+  launchKernel(
+    fn: FunctionHandle,
+    gridX: number,
+    gridY: number,
+    gridZ: number,
+    blockX: number,
+    blockY: number,
+    blockZ: number,
+    sharedBytes: number,
+    stream: bigint,
+    params: Uint8Array,
+  ): void;
 }
 
 /**
@@ -165,4 +196,8 @@ export const NATIVE_EXPORT_NAMES = Object.keys({
   memset: true,
   hostAlloc: true,
   hostFree: true,
+  moduleLoadData: true,
+  moduleGetFunction: true,
+  moduleUnload: true,
+  launchKernel: true,
 } satisfies Record<keyof NativeBinding, true>) as (keyof NativeBinding)[];

@@ -8,6 +8,7 @@ import { DeviceBuffer } from './buffer.js';
 import { Device } from './device.js';
 import { probe } from './driver.js';
 import { Event } from './event.js';
+import { Module } from './module.js';
 import { PinnedHostBuffer } from './pinned.js';
 import { Stream } from './stream.js';
 
@@ -55,6 +56,7 @@ describe.skipIf(result.available)('without a CUDA driver (CI)', () => {
     ['DeviceBuffer.allocElements("f32", 4)', () => DeviceBuffer.allocElements('f32', 4)],
     ['Event.create()', () => Event.create()],
     ['PinnedHostBuffer.alloc(16)', () => PinnedHostBuffer.alloc(16)],
+    ['Module.load(ptx)', () => Module.load('.version 8.0\n')],
   ];
   it.each(entries)('%s throws LibraryNotFoundError with the searched paths', (_, run) => {
     let thrown: unknown;
@@ -77,7 +79,8 @@ describe.skipIf(result.available)('without a CUDA driver (CI)', () => {
     const script = `
       import * as d from ${JSON.stringify(dist.href)};
       const calls = [() => d.Device.count(), () => d.Device.get(), () => d.Stream.create(),
-        () => d.DeviceBuffer.alloc(16), () => d.Event.create(), () => d.PinnedHostBuffer.alloc(16)];
+        () => d.DeviceBuffer.alloc(16), () => d.Event.create(), () => d.PinnedHostBuffer.alloc(16),
+        () => d.Module.load('.version 8.0\\n')];
       let typed = 0;
       for (const call of calls) { try { call(); } catch (e) { if (e.code === 'BARACUDA_LIBRARY_NOT_FOUND') typed++; } }
       console.log(JSON.stringify({ typed, available: d.probe().available }));`;
@@ -85,6 +88,6 @@ describe.skipIf(result.available)('without a CUDA driver (CI)', () => {
       env: { ...process.env, BARACUDA_CUDA_DRIVER_LIBRARY: '' },
       encoding: 'utf8',
     });
-    expect(JSON.parse(output)).toEqual({ typed: 6, available: false });
+    expect(JSON.parse(output)).toEqual({ typed: 7, available: false });
   });
 });

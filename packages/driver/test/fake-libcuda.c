@@ -10,6 +10,23 @@
  *   FAKE_CUDA_INIT_RESULT    what cuInit returns (default 0)
  *   FAKE_CUDA_MINIMAL        when set at build time (-DFAKE_CUDA_MINIMAL), only
  *                            cuInit, cuDriverGetVersion and cuDeviceGetCount exist
+ *   FAKE_CUDA_NO_MODULES     build time: an older driver without cuModuleLoadData,
+ *                            cuModuleUnload, cuModuleGetFunction and cuLaunchKernel
+ *   FAKE_CUDA_NO_LAUNCH      build time: modules load, but cuLaunchKernel is missing
+ *
+ * Modules and kernels: cuModuleLoadData reads the image as a C string (as the
+ * driver reads PTX) and keeps a copy; cuModuleGetFunction finds ".entry NAME"
+ * in it (CUDA_ERROR_NOT_FOUND otherwise); an image starting with
+ * FAKE_INVALID_PTX or FAKE_UNSUPPORTED_PTX fails the way the driver does.
+ * cuLaunchKernel checks the `extra` array and the current context, then "runs"
+ * a few kernels by name on the host, so tests read results back through
+ * device memory like real kernel output. Each takes a u64 device pointer
+ * `out` as its first parameter:
+ *   fake_record  writes the launch as the driver saw it (see struct launch_record)
+ *   fake_image   writes the module image: u64 byte count (with the NUL), then the bytes
+ *   fake_iota    writes u32 i to out[i] for every thread i of a 1-D launch
+ *   fake_fail    returns CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+ * Any other entry launches successfully and does nothing.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,7 +62,13 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
     case 1: *name = "CUDA_ERROR_INVALID_VALUE"; return 0;
     case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
     case 100: *name = "CUDA_ERROR_NO_DEVICE"; return 0;
+    case 201: *name = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
+    case 218: *name = "CUDA_ERROR_INVALID_PTX"; return 0;
+    case 222: *name = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"; return 0;
+    case 400: *name = "CUDA_ERROR_INVALID_HANDLE"; return 0;
+    case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
     case 600: *name = "CUDA_ERROR_NOT_READY"; return 0;
+    case 701: *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; return 0;
     default: *name = 0; return 1;
   }
 }
@@ -53,6 +76,10 @@ CUresult cuGetErrorString(CUresult error, const char** text) {
   switch (error) {
     case 2: *text = "out of memory"; return 0;
     case 100: *text = "no CUDA-capable device is detected"; return 0;
+    case 218: *text = "a PTX JIT compilation failed"; return 0;
+    case 222: *text = "the provided PTX was compiled with an unsupported toolchain."; return 0;
+    case 500: *text = "named symbol not found"; return 0;
+    case 701: *text = "too many resources requested for launch"; return 0;
     default: *text = "fake error"; return 0;
   }
 }
@@ -84,13 +111,18 @@ CUresult cuDeviceTotalMem_v2(size_t* bytes, int device) {
 }
 static int context_token = 42;
 static __thread void* current = 0;
+static unsigned long long set_current_calls = 0;
 CUresult cuDevicePrimaryCtxRetain(void** context, int device) {
   (void)device;
   *context = &context_token;
   return 0;
 }
 CUresult cuDevicePrimaryCtxRelease_v2(int device) { (void)device; return 0; }
-CUresult cuCtxSetCurrent(void* context) { current = context; return 0; }
+CUresult cuCtxSetCurrent(void* context) {
+  set_current_calls++;
+  current = context;
+  return 0;
+}
 CUresult cuCtxGetCurrent(void** context) { *context = current; return 0; }
 CUresult cuCtxSynchronize(void) { return current ? 0 : 201; }
 
@@ -176,4 +208,134 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, void* s) {
   for (size_t i = 0; i < n; ++i) memcpy((unsigned char*)DEV(dst) + 4 * i, &v, 4);
   return 0;
 }
+#ifndef FAKE_CUDA_NO_MODULES
+#define FAKE_MODULE_MAGIC 0x6d6f64756c65ull
+#define FAKE_FUNCTION_MAGIC 0x66756e6374ull
+struct fake_function {
+  unsigned long long magic;
+  struct fake_module* module;
+  struct fake_function* next;
+  char name[128];
+};
+struct fake_module {
+  unsigned long long magic;
+  char* image; /* a copy, read as a C string */
+  size_t length;
+  struct fake_function* functions;
+};
+static int live_modules = 0;
+
+CUresult cuModuleLoadData(void** module, const void* image) {
+  if (!module || !image) return 1;
+  if (!current) return 201;
+  const char* text = (const char*)image;
+  if (strncmp(text, "FAKE_INVALID_PTX", 16) == 0) return 218;
+  if (strncmp(text, "FAKE_UNSUPPORTED_PTX", 20) == 0) return 222;
+  struct fake_module* loaded = calloc(1, sizeof *loaded);
+  loaded->magic = FAKE_MODULE_MAGIC;
+  loaded->length = strlen(text);
+  loaded->image = malloc(loaded->length + 1);
+  memcpy(loaded->image, text, loaded->length + 1);
+  live_modules++;
+  *module = loaded;
+  return 0;
+}
+CUresult cuModuleUnload(void* module) {
+  struct fake_module* loaded = module;
+  if (!loaded || loaded->magic != FAKE_MODULE_MAGIC) return 400;
+  if (!current) return 201;
+  struct fake_function* fn = loaded->functions;
+  while (fn) {
+    struct fake_function* next = fn->next;
+    fn->magic = 0;
+    free(fn);
+    fn = next;
+  }
+  loaded->magic = 0;
+  free(loaded->image);
+  free(loaded);
+  live_modules--;
+  return 0;
+}
+static int is_identifier(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '$';
+}
+CUresult cuModuleGetFunction(void** function, void* module, const char* name) {
+  struct fake_module* loaded = module;
+  if (!function || !name || !loaded || loaded->magic != FAKE_MODULE_MAGIC) return 400;
+  if (!current) return 201;
+  size_t length = strlen(name);
+  if (length == 0 || length >= sizeof(((struct fake_function*)0)->name)) return 500;
+  for (const char* at = strstr(loaded->image, ".entry "); at; at = strstr(at + 1, ".entry ")) {
+    const char* start = at + 7;
+    while (*start == ' ') start++;
+    if (strncmp(start, name, length) == 0 && !is_identifier(start[length])) {
+      struct fake_function* fn = calloc(1, sizeof *fn);
+      fn->magic = FAKE_FUNCTION_MAGIC;
+      fn->module = loaded;
+      memcpy(fn->name, name, length + 1);
+      fn->next = loaded->functions;
+      loaded->functions = fn;
+      *function = fn;
+      return 0;
+    }
+  }
+  return 500;
+}
+
+#ifndef FAKE_CUDA_NO_LAUNCH
+/* What fake_record writes to `out`, little-endian, 64 bytes then the params. */
+struct launch_record {
+  unsigned int grid[3];
+  unsigned int block[3];
+  unsigned int shared_bytes;
+  unsigned int live_modules;
+  unsigned long long stream;
+  unsigned long long param_bytes;
+  unsigned long long set_current_calls;
+  unsigned long long extra_length; /* entries in `extra` up to and including CU_LAUNCH_PARAM_END */
+};
+
+CUresult cuLaunchKernel(void* function, unsigned int gx, unsigned int gy, unsigned int gz,
+                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+                        void* stream, void** kernel_params, void** extra) {
+  struct fake_function* fn = function;
+  if (!fn || fn->magic != FAKE_FUNCTION_MAGIC) return 400;
+  if (!current) return 201;
+  if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return 1;
+  /* We only speak the packed-buffer form: kernelParams NULL and
+     {BUFFER_POINTER, p, BUFFER_SIZE, &size, END} in `extra`. */
+  if (kernel_params != 0 || extra == 0) return 1;
+  if (extra[0] != (void*)0x01 || extra[2] != (void*)0x02 || extra[4] != (void*)0x00) return 1;
+  const unsigned char* params = extra[1];
+  size_t param_bytes = *(const size_t*)extra[3];
+  if (param_bytes > 0 && !params) return 1;
+  const char* name = fn->name;
+  if (strcmp(name, "fake_fail") == 0) return 701;
+  int writes = strcmp(name, "fake_record") == 0 || strcmp(name, "fake_image") == 0 ||
+               strcmp(name, "fake_iota") == 0;
+  if (!writes) return 0;
+  if (param_bytes < 8) return 1;
+  CUdeviceptr out_pointer;
+  memcpy(&out_pointer, params, 8);
+  unsigned char* out = (unsigned char*)(uintptr_t)out_pointer;
+  if (strcmp(name, "fake_record") == 0) {
+    struct launch_record record = {{gx, gy, gz}, {bx, by, bz}, shared, (unsigned int)live_modules,
+                                   (unsigned long long)(uintptr_t)stream, param_bytes,
+                                   set_current_calls, 5};
+    memcpy(out, &record, sizeof record);
+    memcpy(out + sizeof record, params, param_bytes);
+  } else if (strcmp(name, "fake_image") == 0) {
+    unsigned long long length = fn->module->length + 1;
+    memcpy(out, &length, 8);
+    memcpy(out + 8, fn->module->image, length);
+  } else {
+    unsigned int threads = gx * bx;
+    for (unsigned int i = 0; i < threads; ++i) memcpy(out + 4 * (size_t)i, &i, 4);
+  }
+  return 0;
+}
+#endif
+#endif
 #endif

@@ -16,6 +16,11 @@ export interface AutotuneEntry {
   knobs: [number, number][];
   /** Median time of the winner, in ms (informative). */
   timeMs?: number;
+  /**
+   * 'ndhwc' when the winner runs an NCDHW problem in NDHWC with our layout transposes around it
+   * (the engine is then the NDHWC plan's, which has its own entry). Absent: the problem's own layout.
+   */
+  layout?: 'ndhwc';
 }
 
 /** The file's content. */
@@ -69,6 +74,7 @@ function isEntry(value: unknown): value is AutotuneEntry {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return (
+    (v.layout === undefined || v.layout === 'ndhwc') &&
     Number.isSafeInteger(v.engineIndex) &&
     Array.isArray(v.knobs) &&
     v.knobs.every(

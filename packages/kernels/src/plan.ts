@@ -38,6 +38,12 @@ import {
   formatCudnnVersion,
   ndhwcTransforms,
 } from './errata.js';
+import {
+  LayoutKernels,
+  layoutTransposes,
+  type OperandTransposes,
+  transposeGrid,
+} from './layout.js';
 import { PointerLru } from './lru.js';
 import {
   alignmentClass,
@@ -290,6 +296,8 @@ interface PassState {
   preferred: AutotuneEntry | undefined;
   /** The first built choice, reported by algorithm(pass). */
   reported: AlgorithmInfo | undefined;
+  /** Autotune chose the NDHWC detour for this pass. */
+  via: boolean;
 }
 
 /**
@@ -297,8 +305,11 @@ interface PassState {
  * the handle), and the transform descriptors, made on the first run.
  */
 interface ViaNdhwc {
-  readonly erratum: Erratum;
+  /** The erratum that sends every pass this way; undefined when autotune chose it per pass. */
+  readonly erratum: Erratum | undefined;
   readonly inner: Conv3dPlan;
+  /** The batched transposes of x, w and y (our layout kernels). */
+  readonly transposes: Record<Role, OperandTransposes>;
   /** Legacy tensor descriptors: `from` the caller's NCDHW strides, `to` the NDHWC scratch's. */
   descs: { from: Record<Role, LegacyDescriptor>; to: Record<Role, LegacyDescriptor> } | undefined;
   readonly one: Float32Array | Float64Array;
@@ -311,6 +322,7 @@ type Role = 'x' | 'w' | 'y';
 const OUTPUT_ROLE: Record<Conv3dPass, Role> = { fw: 'y', bwData: 'x', bwFilter: 'w' };
 const ROLES: readonly Role[] = ['x', 'w', 'y'];
 const VIA_NDHWC_SUFFIX = 'via NDHWC (cuDNN 9.8–9.14 erratum)';
+const VIA_NDHWC_TUNED_SUFFIX = 'via NDHWC (autotuned)';
 
 interface EngineCandidate {
   cfg: BackendDescriptor;
@@ -323,6 +335,25 @@ const UID_X = 1n;
 const UID_W = 2n;
 const UID_Y = 3n;
 const VARIANT_PACK_CACHE = 8;
+/** Autotune: runs timed per finalist (median). */
+const TUNE_REPS = 5;
+/** Autotune: candidates within this factor of the fastest single run are timed again. */
+const TUNE_KEEP_RATIO = 1.3;
+/** Autotune: at most this many finalists. */
+const TUNE_FINALISTS = 6;
+/** Autotune: the NDHWC detour must beat the native plan by 2% to be chosen (noise margin). */
+const DETOUR_MARGIN = 0.98;
+
+/** @internal What autotune times on: random operands, two events and a growable workspace. */
+interface TuneBench {
+  readonly x: bigint;
+  readonly w: bigint;
+  readonly y: bigint;
+  readonly start: TimingEvent;
+  readonly end: TimingEvent;
+  workspace(bytes: number): bigint;
+  dispose(): void;
+}
 const PINNED_ALGOS: Record<Conv3dPass, [string, string]> = {
   fw: ['CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM', 'forward'],
   bwData: ['CUDNN_CONVOLUTION_BWD_DATA_ALGO_1', 'backward-data'],
@@ -440,8 +471,13 @@ export class Conv3dPlan {
   readonly #elementBytes: number;
   readonly #legacyBase: { x?: LegacyDescriptor; w?: LegacyDescriptor; y?: LegacyDescriptor } = {};
   #disposed = false;
-  /** The NDHWC detour of a 'via-ndhwc' erratum, if one applies (undefined for every other plan). */
-  readonly #via: ViaNdhwc | undefined;
+  /**
+   * The NDHWC detour: made at creation when a 'via-ndhwc' erratum applies (every pass takes it),
+   * or by autotune when it times faster for some pass of an NCDHW problem.
+   */
+  #via: ViaNdhwc | undefined;
+  /** Our layout kernels for this plan's detour: undefined until asked, null when unusable. */
+  #layout: LayoutKernels | null | undefined;
 
   private constructor(
     stream: StreamLike,
@@ -453,20 +489,8 @@ export class Conv3dPlan {
     errataApplied: string[],
     via: { erratum: Erratum; inner: Conv3dPlan } | undefined,
   ) {
-    const f64 = desc.element === ElementKind.F64;
-    const scale = (v: number) => (f64 ? Float64Array.of(v) : Float32Array.of(v));
-    this.#via =
-      via === undefined
-        ? undefined
-        : {
-            ...via,
-            descs: undefined,
-            one: scale(1),
-            zero: scale(0),
-            alphaBuf: scale(1),
-            betaBuf: scale(0),
-          };
     this.descriptor = desc;
+    this.#via = via === undefined ? undefined : this.#makeVia(via.erratum, via.inner);
     this.preference = preference;
     this.cudnnVersion = cudnnVersion;
     this.errataApplied = Object.freeze(errataApplied);
@@ -490,6 +514,7 @@ export class Conv3dPlan {
       legacy: undefined,
       preferred: undefined,
       reported: undefined,
+      via: false,
     });
     this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
     registry.register(this, this.#res, this);
@@ -514,7 +539,7 @@ export class Conv3dPlan {
       if (plan.preference.algorithm === 'autotune') {
         try {
           for (const pass of plan.#tunePasses(options)) {
-            const gen = (plan.#via?.inner ?? plan).#tune(pass, options);
+            const gen = plan.#tuner().#tune(pass, options);
             let step = gen.next();
             while (!step.done) {
               await step.value.synchronize();
@@ -549,7 +574,7 @@ export class Conv3dPlan {
     if (plan.preference.algorithm === 'autotune') {
       try {
         for (const pass of plan.#tunePasses(options)) {
-          const gen = (plan.#via?.inner ?? plan).#tune(pass, options);
+          const gen = plan.#tuner().#tune(pass, options);
           let step = gen.next();
           while (!step.done) {
             step.value.synchronizeSync();
@@ -638,6 +663,86 @@ export class Conv3dPlan {
   }
 
   // -------------------------------------------------------------------------------------------
+  // the NDHWC detour
+
+  #makeVia(erratum: Erratum | undefined, inner: Conv3dPlan): ViaNdhwc {
+    const f64 = this.descriptor.element === ElementKind.F64;
+    const scale = (v: number) => (f64 ? Float64Array.of(v) : Float32Array.of(v));
+    return {
+      erratum,
+      inner,
+      transposes: layoutTransposes(this.descriptor),
+      descs: undefined,
+      one: scale(1),
+      zero: scale(0),
+      alphaBuf: scale(1),
+      betaBuf: scale(0),
+    };
+  }
+
+  /** The detour's NDHWC plan, made on first use (same preference, the device's shared handle). */
+  #ensureVia(): ViaNdhwc {
+    if (this.#via !== undefined) return this.#via;
+    const innerDesc = this.descriptor.withLayout('ndhwc');
+    const handle = acquireHandle(this.#device.ordinal, innerDesc.describe());
+    const inner = new Conv3dPlan(
+      this.#stream,
+      this.#device,
+      innerDesc,
+      this.preference,
+      this.cudnnVersion,
+      handle,
+      [],
+      undefined,
+    );
+    this.#via = this.#makeVia(undefined, inner);
+    return this.#via;
+  }
+
+  /** What a pass that takes the detour reports: the NDHWC plan's choice, named as the detour. */
+  #viaInfo(via: ViaNdhwc, pass: Conv3dPass): AlgorithmInfo {
+    const info = via.inner.algorithm(pass);
+    const suffix = via.erratum !== undefined ? VIA_NDHWC_SUFFIX : VIA_NDHWC_TUNED_SUFFIX;
+    return Object.freeze({ ...info, name: `${info.name} ${suffix}` });
+  }
+
+  /**
+   * Our layout kernels when autotune may consider the detour for this plan: an NCDHW problem whose
+   * data can run on tensor cores (f16, bf16, or f32 with TF32 allowed), with a filter larger than
+   * 1×1×1 (a pointwise filter gains nothing from NDHWC engines), no erratum detour, and kernels
+   * that load on this device with grids that fit. Null otherwise.
+   */
+  #detourKernels(): LayoutKernels | null {
+    const d = this.descriptor;
+    if (this.#via?.erratum !== undefined || d.layout !== 'ncdhw') return null;
+    const halfLike = d.element === ElementKind.F16 || d.element === ElementKind.Bf16;
+    const tf32 = d.element === ElementKind.F32 && this.preference.allowTf32;
+    if (!halfLike && !tf32) return null;
+    if (d.dFilt === 1 && d.hFilt === 1 && d.wFilt === 1) return null;
+    return this.#layoutKernels();
+  }
+
+  /** Our layout kernels for this plan's transposes, or null (then cudnnTransformTensor serves). */
+  #layoutKernels(): LayoutKernels | null {
+    if (this.#layout !== undefined) return this.#layout;
+    const loaded = LayoutKernels.forDevice(this.#device);
+    const shapes = Object.values(layoutTransposes(this.descriptor)).flatMap((t) => [
+      t.toNdhwc,
+      t.toNcdhw,
+    ]);
+    if (loaded instanceof Error) {
+      process.emitWarning(
+        `baracuda's layout kernels did not load on ${this.#device.name} (${loaded.message}); ${this.#problem} transposes with cudnnTransformTensor, which is much slower`,
+        { type: 'BaracudaWarning', code: 'BARACUDA_LAYOUT_KERNELS' },
+      );
+      this.#layout = null;
+    } else {
+      this.#layout = shapes.every((t) => transposeGrid(t) !== null) ? loaded : null;
+    }
+    return this.#layout;
+  }
+
+  // -------------------------------------------------------------------------------------------
   // queries
 
   #checkNotDisposed(): void {
@@ -670,11 +775,10 @@ export class Conv3dPlan {
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
     const via = this.#via;
-    if (via !== undefined) {
+    if (via !== undefined && (via.erratum !== undefined || this.#passes[pass].via)) {
       this.#checkNotDisposed();
       // The inner NDHWC plan's truth, named as the detour it is.
-      const info = via.inner.algorithm(pass);
-      return Object.freeze({ ...info, name: `${info.name} ${VIA_NDHWC_SUFFIX}` });
+      return this.#viaInfo(via, pass);
     }
     const choice = this.#defaultChoice(pass);
     return this.#passes[pass].reported ?? choice.info;
@@ -687,7 +791,7 @@ export class Conv3dPlan {
    */
   precisionGuarantee(): PrecisionGuarantee {
     this.#checkNotDisposed();
-    if (this.#via !== undefined) return this.#via.inner.precisionGuarantee();
+    if (this.#via?.erratum !== undefined) return this.#via.inner.precisionGuarantee();
     const element = this.descriptor.element;
     const built = PASSES.map((p) => this.#passes[p].reported).filter(
       (i): i is AlgorithmInfo => i !== undefined,
@@ -823,8 +927,9 @@ export class Conv3dPlan {
    * one cudnnBackendExecute.
    */
   #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunCommon): void {
-    if (this.#via !== undefined) {
-      this.#runViaNdhwc(this.#via, pass, px, pw, py, args);
+    const via = this.#via;
+    if (via !== undefined && (via.erratum !== undefined || this.#passes[pass].via)) {
+      this.#runViaNdhwc(via, pass, px, pw, py, args);
       return;
     }
     const alpha = checkFinite('alpha', args.alpha, 1);
@@ -893,16 +998,36 @@ export class Conv3dPlan {
       if (userWs.byteLength < needed) throw new WorkspaceTooSmallError(needed, userWs.byteLength);
     }
     const d = this.descriptor;
-    const descs = this.#viaDescriptors(via);
     const ptr: Record<Role, bigint> = { x: px, w: pw, y: py };
     const scratch: Record<Role, bigint> = {
       x: this.#viaScratch('x', d.xElements, stream),
       w: this.#viaScratch('w', d.wElements, stream),
       y: this.#viaScratch('y', d.yElements, stream),
     };
+    const out = OUTPUT_ROLE[pass];
+    const layout = this.#layoutKernels();
+    if (layout !== null) {
+      // Our transposes: inputs into NDHWC scratch (and the output too when beta must read it),
+      // the NDHWC plan with the caller's alpha and beta, then the result back.
+      const bytes = this.#elementBytes;
+      const t = via.transposes;
+      for (const role of ROLES) {
+        if (role !== out || beta !== 0) {
+          layout.transpose(stream, ptr[role], scratch[role], t[role].toNdhwc, bytes);
+        }
+      }
+      via.inner.#run(pass, scratch.x, scratch.w, scratch.y, {
+        alpha,
+        beta,
+        stream,
+        workspace: userWs ?? undefined,
+      });
+      layout.transpose(stream, scratch[out], ptr[out], t[out].toNcdhw, bytes);
+      return;
+    }
+    const descs = this.#viaDescriptors(via);
     const shared = this.#res.handle!;
     bindStream(shared, stream.raw, this.#problem);
-    const out = OUTPUT_ROLE[pass];
     for (const role of ROLES) {
       if (role === out) continue;
       check(
@@ -1044,7 +1169,10 @@ export class Conv3dPlan {
   /** The choice for alpha 1, beta 0 and 16-byte aligned pointers (queries, algorithm()). */
   #defaultChoice(pass: Conv3dPass): GraphExec | LegacyPass {
     this.#checkNotDisposed();
-    if (this.#via !== undefined) return this.#via.inner.#defaultChoice(pass);
+    const via = this.#via;
+    if (via !== undefined && (via.erratum !== undefined || this.#passes[pass].via)) {
+      return via.inner.#defaultChoice(pass);
+    }
     return this.#choice(pass, 1, 0, 16);
   }
 
@@ -1530,10 +1658,18 @@ export class Conv3dPlan {
     return resolveOptions(options).passes;
   }
 
+  /** Which plan tunes: an erratum's NDHWC plan tunes for it; every other plan tunes itself. */
+  #tuner(): Conv3dPlan {
+    return this.#via?.erratum !== undefined ? this.#via.inner : this;
+  }
+
   /**
-   * Tune one pass: time every allowed candidate of modes A, B and FALLBACK on scratch buffers
-   * (warm-up, then the median of 5 runs), keep the fastest and persist it. Yields the events to
-   * wait on, so select() waits asynchronously and selectSync() blocks.
+   * Tune one pass, or take its choice from the autotune cache. Times the allowed candidates of
+   * heuristic modes A, B and FALLBACK on scratch buffers; for an NCDHW problem whose data can take
+   * tensor cores, also the same problem in NDHWC with our layout transposes around it, end to end.
+   * Keeps the fastest and persists it. Yields the events to wait on, so select() waits
+   * asynchronously and selectSync() blocks. A pass that cannot be tuned (for example, no memory
+   * for the scratch buffers) is left to the heuristics, with a warning.
    */
   *#tune(
     pass: Conv3dPass,
@@ -1542,7 +1678,6 @@ export class Conv3dPlan {
     const opts = resolveOptions(options);
     const st = this.#passes[pass];
     const d = this.descriptor;
-    const cc = this.#device.computeCapability;
     const key = autotuneKey({
       problem: d.describe(),
       pass,
@@ -1550,11 +1685,18 @@ export class Conv3dPlan {
       deterministic: this.preference.deterministic,
       allowTf32: this.preference.allowTf32,
       deviceName: this.#device.name,
-      computeCapability: cc,
+      computeCapability: this.#device.computeCapability,
       cudnnVersion: this.cudnnVersion,
     });
     const cached = readAutotuneCache(opts.autotuneCachePath).entries[key];
-    if (cached) {
+    if (cached?.layout === 'ndhwc' && this.#detourKernels() !== null) {
+      const via = this.#ensureVia();
+      yield* via.inner.#tune(pass, options);
+      st.via = true;
+      st.reported = this.#viaInfo(via, pass);
+      return;
+    }
+    if (cached && cached.layout === undefined) {
       st.preferred = cached;
       const exec = this.#choice(pass, 1, 0, 16);
       if ('variantPacks' in exec && exec.info.engineIndex !== cached.engineIndex) {
@@ -1570,6 +1712,144 @@ export class Conv3dPlan {
       if (opts.onProgress) opts.onProgress(message);
       else if (Date.now() - started > 1000) process.stderr.write(`baracuda autotune: ${message}\n`);
     };
+    let bench: TuneBench;
+    try {
+      bench = this.#tuneBench();
+    } catch (error) {
+      this.#tuneFailed(pass, error);
+      return;
+    }
+    try {
+      let entry = yield* this.#tuneNative(pass, bench, progress);
+      const layout = this.#detourKernels();
+      if (layout !== null) {
+        const via = this.#ensureVia();
+        yield* via.inner.#tune(pass, options);
+        const run = () => {
+          this.#runViaNdhwc(via, pass, bench.x, bench.w, bench.y, { alpha: 1, beta: 0 });
+          return true;
+        };
+        const ms = median(yield* this.#timeRuns(bench, run, TUNE_REPS));
+        const native = entry?.timeMs ?? Number.POSITIVE_INFINITY;
+        const info = this.#viaInfo(via, pass);
+        progress(`${d.describe()} ${pass}: ${info.name} ${ms.toFixed(3)} ms end to end`);
+        if (ms < native * DETOUR_MARGIN) {
+          st.via = true;
+          st.reported = info;
+          entry = { engineIndex: info.engineIndex ?? -1, knobs: [], timeMs: ms, layout: 'ndhwc' };
+          progress(`${d.describe()} ${pass}: chose ${info.name} (${ms.toFixed(3)} ms)`);
+        }
+      }
+      if (entry !== null) writeAutotuneEntry(opts.autotuneCachePath, key, entry);
+    } catch (error) {
+      this.#tuneFailed(pass, error);
+    } finally {
+      bench.dispose();
+    }
+  }
+
+  #tuneFailed(pass: Conv3dPass, error: unknown): void {
+    const st = this.#passes[pass];
+    st.via = false;
+    st.reported = undefined;
+    process.emitWarning(
+      `Could not autotune ${this.#problem} ${pass} (${error instanceof Error ? error.message : String(error)}); it uses the heuristic choice instead`,
+      { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_FAILED' },
+    );
+  }
+
+  /** Scratch operands (random data), timing events and the largest workspace, for tuning. */
+  #tuneBench(): TuneBench {
+    const d = this.descriptor;
+    const stream = this.#stream;
+    const owned: { dispose(): void }[] = [];
+    const dispose = () => {
+      for (const o of owned.splice(0)) {
+        try {
+          o.dispose();
+        } catch {
+          // never throw from cleanup
+        }
+      }
+    };
+    try {
+      const alloc = (elements: number) => {
+        const b = driver.DeviceBuffer.alloc(elements * this.#elementBytes, {
+          device: this.#device,
+          stream,
+        });
+        owned.push(b);
+        b.uploadSync(randomScratchBytes(d.element, elements));
+        return b.devicePtr;
+      };
+      const x = alloc(d.xElements);
+      const w = alloc(d.wElements);
+      const y = alloc(d.yElements);
+      const start = driver.Event.create(this.#device, { timing: true });
+      owned.push(start);
+      const end = driver.Event.create(this.#device, { timing: true });
+      owned.push(end);
+      let ws: OwnedBuffer | null = null;
+      return {
+        x,
+        w,
+        y,
+        start,
+        end,
+        workspace: (bytes: number) => {
+          if (bytes === 0) return 0n;
+          if (ws !== null && ws.byteLength >= bytes) return ws.devicePtr;
+          const next = driver.DeviceBuffer.alloc(bytes, { device: this.#device, stream });
+          if (ws !== null) {
+            owned.splice(owned.indexOf(ws), 1);
+            ws.dispose(); // freed in stream order, after the runs that used it
+          }
+          owned.push(next);
+          ws = next;
+          return next.devicePtr;
+        },
+        dispose,
+      };
+    } catch (error) {
+      dispose();
+      throw error;
+    }
+  }
+
+  /**
+   * Time `run`: once untimed (lazy loading, caches), then `reps` runs each between two events.
+   * A run that returns false (cuDNN refused it) gives [Infinity].
+   */
+  *#timeRuns(
+    bench: TuneBench,
+    run: () => boolean,
+    reps: number,
+  ): Generator<TimingEvent, number[], void> {
+    if (!run()) return [Number.POSITIVE_INFINITY];
+    const times: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      bench.start.record(this.#stream);
+      run();
+      bench.end.record(this.#stream);
+      yield bench.end;
+      times.push(driver.Event.elapsedMs(bench.start, bench.end));
+    }
+    return times;
+  }
+
+  /**
+   * Tune the pass on the graph API: every allowed candidate is timed once, then the few within
+   * {@link TUNE_KEEP_RATIO} of the fastest again ({@link TUNE_REPS} runs, median), so a slow
+   * engine costs two runs rather than six. Installs the winner as the pass's plan and returns its
+   * cache entry; null when no graph engine runs it (the pass then uses the legacy fallback).
+   */
+  *#tuneNative(
+    pass: Conv3dPass,
+    bench: TuneBench,
+    progress: (message: string) => void,
+  ): Generator<TimingEvent, AutotuneEntry | null, void> {
+    const st = this.#passes[pass];
+    const d = this.descriptor;
     const { graph, parts } = this.#operationGraph(pass, 1, 0, 16);
     const candidates = this.#candidates(graph, [
       C.CUDNN_HEUR_MODE_A,
@@ -1588,77 +1868,53 @@ export class Conv3dPlan {
       }
       this.#destroyBackend(c.cfg);
     }
-    if (built.length === 0) {
+    const fallback = () => {
       for (const p of parts) this.#destroyBackend(p);
-      // No graph engine: the legacy fallback, as the heuristic mode does.
       st.legacy ??= this.#legacyHeuristic(pass);
       st.reported ??= st.legacy.info;
-      return;
-    }
-    const stream = this.#stream;
+      return null;
+    };
+    if (built.length === 0) return fallback();
     const shared = this.#res.handle!;
-    bindStream(shared, stream.raw, this.#problem);
-    const bytes = this.#elementBytes;
-    const alloc = (elements: number) =>
-      driver.DeviceBuffer.alloc(elements * bytes, { device: this.#device, stream });
-    const scratch: OwnedBuffer[] = [];
-    const events: TimingEvent[] = [];
-    const timings: number[] = [];
+    bindStream(shared, this.#stream.raw, this.#problem);
+    const timings: number[] = built.map(() => Number.POSITIVE_INFINITY);
+    const timeCandidate = function* (
+      this: Conv3dPlan,
+      i: number,
+      reps: number,
+    ): Generator<TimingEvent, number, void> {
+      const b = built[i]!;
+      const vp = this.#variantPack(bench.x, bench.w, bench.y, bench.workspace(b.workspaceBytes));
+      try {
+        const run = () => cudnn.cudnnBackendExecute(shared.handle, b.plan, vp) === 0;
+        return median(yield* this.#timeRuns(bench, run, reps));
+      } finally {
+        this.#destroyBackend(vp);
+      }
+    };
     try {
-      const bx = alloc(d.xElements);
-      scratch.push(bx);
-      const bw = alloc(d.wElements);
-      scratch.push(bw);
-      const by = alloc(d.yElements);
-      scratch.push(by);
-      bx.uploadSync(randomScratchBytes(d.element, d.xElements));
-      bw.uploadSync(randomScratchBytes(d.element, d.wElements));
-      by.uploadSync(randomScratchBytes(d.element, d.yElements));
-      const maxWs = Math.max(0, ...built.map((b) => b.workspaceBytes));
-      let wsPtr = 0n;
-      if (maxWs > 0) {
-        const ws = driver.DeviceBuffer.alloc(maxWs, { device: this.#device, stream });
-        scratch.push(ws);
-        wsPtr = ws.devicePtr;
-      }
-      const start = driver.Event.create(this.#device, { timing: true });
-      events.push(start);
-      const end = driver.Event.create(this.#device, { timing: true });
-      events.push(end);
       for (let i = 0; i < built.length; i++) {
-        const b = built[i]!;
-        const vp = this.#variantPack(bx.devicePtr, bw.devicePtr, by.devicePtr, wsPtr);
-        try {
-          const exec = () => cudnn.cudnnBackendExecute(shared.handle, b.plan, vp);
-          if (exec() !== 0) {
-            timings.push(Number.POSITIVE_INFINITY);
-            continue;
-          }
-          const runs: number[] = [];
-          for (let r = 0; r < 5; r++) {
-            start.record(stream);
-            exec();
-            end.record(stream);
-            yield end;
-            runs.push(driver.Event.elapsedMs(start, end));
-          }
-          timings.push(median(runs));
-          progress(
-            `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} engine ${b.c.engineIndex} ${median(runs).toFixed(3)} ms`,
-          );
-        } finally {
-          this.#destroyBackend(vp);
-        }
+        timings[i] = yield* timeCandidate.call(this, i, 1);
+        progress(
+          `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} engine ${built[i]!.c.engineIndex} ${timings[i]!.toFixed(3)} ms`,
+        );
       }
-    } finally {
-      for (const e of events) {
-        try {
-          e.dispose();
-        } catch {
-          // ignore
-        }
+      const fastest = Math.min(...timings);
+      const finalists = built
+        .map((_, i) => i)
+        .filter((i) => Number.isFinite(timings[i]!) && timings[i]! <= fastest * TUNE_KEEP_RATIO)
+        .sort((a, b) => timings[a]! - timings[b]!)
+        .slice(0, TUNE_FINALISTS);
+      if (finalists.length > 1) {
+        for (const i of finalists) timings[i] = yield* timeCandidate.call(this, i, TUNE_REPS);
       }
-      for (const s of scratch) s.dispose();
+    } catch (error) {
+      for (const b of built) {
+        this.#destroyBackend(b.plan);
+        this.#destroyBackend(b.c.cfg);
+      }
+      for (const p of parts) this.#destroyBackend(p);
+      throw error;
     }
     let best = -1;
     for (let i = 0; i < built.length; i++) {
@@ -1670,12 +1926,7 @@ export class Conv3dPlan {
         this.#destroyBackend(built[i]!.c.cfg);
       }
     }
-    if (best < 0) {
-      for (const p of parts) this.#destroyBackend(p);
-      st.legacy ??= this.#legacyHeuristic(pass);
-      st.reported ??= st.legacy.info;
-      return;
-    }
+    if (best < 0) return fallback();
     const winner = built[best]!;
     const exec: GraphExec = {
       alpha: 1,
@@ -1698,7 +1949,7 @@ export class Conv3dPlan {
     progress(
       `${d.describe()} ${pass}: chose ${exec.info.name} (${timings[best]!.toFixed(3)} ms) of ${built.length}`,
     );
-    writeAutotuneEntry(opts.autotuneCachePath, key, st.preferred);
+    return st.preferred;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -122,8 +122,27 @@ export interface TimingEvent {
   synchronize(): Promise<void>;
   dispose(): void;
 }
+/** A kernel of a loaded module (driver's KernelFunction). */
+export interface KernelFunctionLike {
+  launch(
+    stream: StreamLike,
+    grid: readonly [number, number, number],
+    block: readonly [number, number, number],
+    sharedBytes: number,
+    params: Uint8Array,
+  ): void;
+}
 interface DriverSys {
   Device: { get(ordinal?: number): DeviceLike };
+  /** Absent in a driver package without kernel modules (then the layout kernels fall back). */
+  Module?: {
+    load(
+      image: string | Uint8Array,
+      device?: DeviceLike,
+    ): {
+      getFunction(name: string): KernelFunctionLike;
+    };
+  };
   DeviceBuffer: {
     alloc(byteLength: number, opts?: { device?: DeviceLike; stream?: StreamLike }): OwnedBuffer;
   };

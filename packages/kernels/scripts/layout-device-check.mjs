@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// Device check of the layout transposes (cuda/layout.cu → src/layout-ptx.ts), run on the GPU
+// machine (bundled by scripts/device/pack.sh):
+//   node layout-device-check.mjs
+// For 2-, 4- and 8-byte elements and odd shapes (tiles cut at every edge, a batch beyond the
+// grid's 65535), fills the source with distinct random bit patterns, poisons the destination,
+// transposes on the GPU and compares every element with the CPU transpose. Then times the
+// transposes of c3d-conv2's operands (median of 30, CUDA events) against a device-to-device copy
+// of the same bytes. Exit code 1 on any mismatch.
+import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
+import { LayoutKernels, transposeHost, usesPairs } from '../src/layout.ts';
+
+const stream = Stream.create();
+const device = stream.device;
+const kernels = LayoutKernels.forDevice(device);
+if (kernels instanceof Error) {
+  console.log(`FAIL: the layout kernels did not load: ${kernels.message}`);
+  process.exit(1);
+}
+let failures = 0;
+
+const arrays = { 2: Uint16Array, 4: Uint32Array, 8: BigUint64Array };
+function random(bytes, count) {
+  const a = new arrays[bytes](count);
+  const u8 = new Uint8Array(a.buffer);
+  for (let i = 0; i < u8.length; i++) u8[i] = (Math.random() * 256) | 0;
+  return a;
+}
+
+const shapes = [
+  { batch: 1, rows: 1, cols: 1 },
+  { batch: 3, rows: 33, cols: 65 },
+  { batch: 2, rows: 64, cols: 50176 / 16 },
+  { batch: 5, rows: 31, cols: 7 },
+  { batch: 70000, rows: 3, cols: 5 },
+  { batch: 1, rows: 16, cols: 100003 },
+  { batch: 2, rows: 100003, cols: 16 },
+  // Even extents: the paired 2-byte kernel (64×64 tiles), cut at every edge.
+  { batch: 3, rows: 34, cols: 66 },
+  { batch: 2, rows: 100002, cols: 16 },
+  { batch: 4, rows: 130, cols: 62 },
+  { batch: 70000, rows: 2, cols: 4 },
+];
+// Each shape at aligned pointers, and (2-byte elements) with the source 2 bytes off, which must
+// take the plain kernel.
+const runs = [];
+for (const bytes of [2, 4, 8]) {
+  for (const shape of shapes) runs.push({ bytes, shape, offset: 0 });
+}
+for (const shape of shapes.slice(-4)) runs.push({ bytes: 2, shape, offset: 2 });
+for (const { bytes, shape, offset } of runs) {
+  {
+    const count = shape.batch * shape.rows * shape.cols;
+    const src = random(bytes, count);
+    const expected = transposeHost(src, new arrays[bytes](count), shape);
+    const a = DeviceBuffer.alloc(count * bytes + offset);
+    const b = DeviceBuffer.alloc(count * bytes);
+    a.uploadSync(src, offset);
+    b.memsetSync(0xff);
+    const ok = kernels.transpose(stream, a.devicePtr + BigInt(offset), b.devicePtr, shape, bytes);
+    stream.synchronizeSync();
+    const got = new arrays[bytes](count);
+    b.downloadSync(got);
+    let bad = 0;
+    for (let i = 0; i < count; i++) if (got[i] !== expected[i]) bad++;
+    const what = `b${bytes * 8}${usesPairs(a.devicePtr + BigInt(offset), b.devicePtr, shape, bytes) ? ' (pairs)' : ''} batch=${shape.batch} rows=${shape.rows} cols=${shape.cols} source offset ${offset}`;
+    if (!ok || bad > 0) {
+      failures++;
+      console.log(`FAIL ${what}: launched=${ok}, ${bad} of ${count} elements differ`);
+    } else {
+      console.log(`PASS ${what}: ${count} elements exact`);
+    }
+    a.dispose();
+    b.dispose();
+  }
+}
+
+// Speed on c3d-conv2 (n=8, c 64→128, 16×56×56), 2-byte elements.
+const start = Event.create(device, { timing: true });
+const end = Event.create(device, { timing: true });
+function median(values) {
+  const s = [...values].sort((x, y) => x - y);
+  return s[s.length >> 1];
+}
+function time(run) {
+  for (let i = 0; i < 3; i++) run();
+  const times = [];
+  for (let i = 0; i < 30; i++) {
+    start.record(stream);
+    run();
+    end.record(stream);
+    end.synchronizeSync();
+    times.push(Event.elapsedMs(start, end));
+  }
+  return median(times);
+}
+for (const [what, shape] of [
+  ['x NCDHW→NDHWC', { batch: 8, rows: 64, cols: 16 * 56 * 56 }],
+  ['y NDHWC→NCDHW', { batch: 8, rows: 16 * 56 * 56, cols: 128 }],
+  ['w NCDHW→NDHWC', { batch: 128, rows: 64, cols: 27 }],
+]) {
+  for (const bytes of [2, 4]) {
+    const count = shape.batch * shape.rows * shape.cols;
+    const a = DeviceBuffer.alloc(count * bytes);
+    const b = DeviceBuffer.alloc(count * bytes);
+    a.memsetSync(1);
+    const t = time(() => kernels.transpose(stream, a.devicePtr, b.devicePtr, shape, bytes));
+    const c = time(() => b.copyFrom(a, stream));
+    const gbs = (ms) => ((2 * count * bytes) / (ms * 1e-3) / 1e9).toFixed(0);
+    console.log(
+      `TIME ${what} b${bytes * 8} (${((count * bytes) / 2 ** 20).toFixed(1)} MiB): transpose ${t.toFixed(4)} ms (${gbs(t)} GB/s), copy ${c.toFixed(4)} ms (${gbs(c)} GB/s)`,
+    );
+    a.dispose();
+    b.dispose();
+  }
+}
+console.log(failures === 0 ? 'layout transposes: PASS' : `layout transposes: FAIL (${failures})`);
+process.exit(failures === 0 ? 0 : 1);

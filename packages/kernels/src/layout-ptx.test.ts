@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { LAYOUT_PTX_NVCC } from './layout-ptx.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const nvcc = process.env.NVCC ?? '/usr/local/cuda/bin/nvcc';
+function localNvcc(): string | null {
+  if (!existsSync(nvcc)) return null;
+  const m = /, (V\d+\.\d+\.\d+)/.exec(execFileSync(nvcc, ['--version'], { encoding: 'utf8' }));
+  return m ? m[1]! : null;
+}
+const version = localNvcc();
+
+describe.skipIf(version !== LAYOUT_PTX_NVCC)(
+  `src/layout-ptx.ts is what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/layout.cu (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
+  () => {
+    it('is current', () => {
+      const out = execFileSync('node', [join(root, 'scripts', 'gen-ptx.mjs'), '--check'], {
+        encoding: 'utf8',
+        env: { ...process.env, NVCC: nvcc },
+      });
+      expect(out.trim()).toBe('src/layout-ptx.ts is current');
+    }, 60_000);
+  },
+);

@@ -1,0 +1,176 @@
+/**
+ * Layout transposes between the caller's NCDHW operands and NDHWC scratch, on our own kernel
+ * (cuda/layout.cu, shipped as PTX in layout-ptx.ts and compiled by the driver at first use).
+ * `cudnnTransformTensor` does the same job 30–80× slower on 5-D tensors, so the NDHWC detour
+ * uses this whenever the module loads, and falls back to cuDNN when it does not.
+ * @internal
+ */
+import type { Conv3dDescriptor } from './descriptor.js';
+import { LAYOUT_PTX } from './layout-ptx.js';
+import { type DeviceLike, driver, type KernelFunctionLike, type StreamLike } from './sys.js';
+
+/** A batched 2-D transpose: in [batch][rows][cols] → out [batch][cols][rows]. */
+export interface TransposeShape {
+  readonly batch: number;
+  readonly rows: number;
+  readonly cols: number;
+}
+
+/** The two transposes of one operand: the caller's NCDHW → NDHWC scratch, and back. */
+export interface OperandTransposes {
+  readonly toNdhwc: TransposeShape;
+  readonly toNcdhw: TransposeShape;
+}
+
+/** The transposes of x, w and y of an NCDHW problem (dense, as Conv3dDescriptor lays them out). */
+export function layoutTransposes(
+  desc: Conv3dDescriptor,
+): Record<'x' | 'w' | 'y', OperandTransposes> {
+  const of = (batch: number, channels: number, spatial: number): OperandTransposes => ({
+    toNdhwc: { batch, rows: channels, cols: spatial },
+    toNcdhw: { batch, rows: spatial, cols: channels },
+  });
+  const product = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
+  const [n, c, ...xs] = desc.xShape;
+  const [k, cg, ...ws] = desc.wShape;
+  const [yn, yk, ...ys] = desc.yShape;
+  return {
+    x: of(n!, c!, product(xs)),
+    w: of(k!, cg!, product(ws)),
+    y: of(yn!, yk!, product(ys)),
+  };
+}
+
+/** The CPU meaning of one transpose, for tests (and the reference it is checked against). */
+export function transposeHost<T extends { length: number; [i: number]: number }>(
+  src: T,
+  out: T,
+  shape: TransposeShape,
+): T {
+  const { batch, rows, cols } = shape;
+  for (let b = 0; b < batch; b++) {
+    const base = b * rows * cols;
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) out[base + c * rows + r] = src[base + r * cols + c]!;
+    }
+  }
+  return out;
+}
+
+const TILE = 32;
+const MAX_GRID_X = 2 ** 31 - 1;
+const MAX_GRID_Y = 65535;
+const KERNEL_NAMES: Record<number, string> = {
+  2: 'baracuda_transpose_b16',
+  4: 'baracuda_transpose_b32',
+  8: 'baracuda_transpose_b64',
+};
+/** 2-byte elements moved in pairs (64×64 tiles): even rows and cols, 4-byte aligned pointers. */
+const PAIRS_KERNEL = 'baracuda_transpose_b16x2';
+
+/** Whether the paired 2-byte kernel applies. */
+export function usesPairs(src: bigint, dst: bigint, shape: TransposeShape, elementBytes: number) {
+  return (
+    elementBytes === 2 &&
+    shape.rows % 2 === 0 &&
+    shape.cols % 2 === 0 &&
+    (src & 3n) === 0n &&
+    (dst & 3n) === 0n &&
+    transposeGrid(shape, 2 * TILE) !== null
+  );
+}
+/** in, out, rows, cols, tilesCols, batch (8 bytes each): the kernel's parameter block. */
+const PARAM_BYTES = 48;
+
+/** Launch geometry of a transpose with square tiles of `tile`; null when the grid is too large. */
+export function transposeGrid(
+  shape: TransposeShape,
+  tile = TILE,
+): { grid: [number, number, number]; tilesCols: number } | null {
+  const tilesCols = Math.ceil(shape.cols / tile);
+  const tiles = Math.ceil(shape.rows / tile) * tilesCols;
+  if (tiles > MAX_GRID_X) return null;
+  return {
+    grid: [Math.max(1, tiles), Math.max(1, Math.min(shape.batch, MAX_GRID_Y)), 1],
+    tilesCols,
+  };
+}
+
+/** The transpose kernels loaded on one device. */
+export class LayoutKernels {
+  readonly #functions: Record<number, KernelFunctionLike>;
+  readonly #pairs: KernelFunctionLike;
+  readonly #params = new Uint8Array(PARAM_BYTES);
+  readonly #view = new DataView(this.#params.buffer);
+  readonly #block: [number, number, number] = [TILE, 8, 1];
+
+  private constructor(functions: Record<number, KernelFunctionLike>, pairs: KernelFunctionLike) {
+    this.#functions = functions;
+    this.#pairs = pairs;
+  }
+
+  /** Enqueue `dst = transpose(src)` on `stream`; false (nothing enqueued) when it cannot. */
+  transpose(
+    stream: StreamLike,
+    src: bigint,
+    dst: bigint,
+    shape: TransposeShape,
+    elementBytes: number,
+  ): boolean {
+    const pairs = usesPairs(src, dst, shape, elementBytes);
+    const fn = pairs ? this.#pairs : this.#functions[elementBytes];
+    const geometry = transposeGrid(shape, pairs ? 2 * TILE : TILE);
+    if (fn === undefined || geometry === null) return false;
+    if (shape.batch === 0 || shape.rows === 0 || shape.cols === 0) return true;
+    const v = this.#view;
+    v.setBigUint64(0, src, true);
+    v.setBigUint64(8, dst, true);
+    v.setBigUint64(16, BigInt(shape.rows), true);
+    v.setBigUint64(24, BigInt(shape.cols), true);
+    v.setBigUint64(32, BigInt(geometry.tilesCols), true);
+    v.setBigUint64(40, BigInt(shape.batch), true);
+    fn.launch(stream, geometry.grid, this.#block, 0, this.#params);
+    return true;
+  }
+
+  static readonly #perDevice = new Map<number, LayoutKernels | Error>();
+
+  /**
+   * The kernels on `device`, loaded once per process; the Error when they cannot load there (an
+   * older driver that cannot compile our PTX, or a driver package without module support).
+   * `load` is the module loader (tests pass their own).
+   */
+  static forDevice(device: DeviceLike, load: ModuleLoader = loadWithDriver): LayoutKernels | Error {
+    const known = LayoutKernels.#perDevice.get(device.ordinal);
+    if (known !== undefined) return known;
+    let result: LayoutKernels | Error;
+    try {
+      const module = load(LAYOUT_PTX, device);
+      const functions: Record<number, KernelFunctionLike> = {};
+      for (const [bytes, name] of Object.entries(KERNEL_NAMES)) {
+        functions[Number(bytes)] = module.getFunction(name);
+      }
+      result = new LayoutKernels(functions, module.getFunction(PAIRS_KERNEL));
+    } catch (error) {
+      result = error instanceof Error ? error : new Error(String(error));
+    }
+    LayoutKernels.#perDevice.set(device.ordinal, result);
+    return result;
+  }
+
+  /** @internal Forget loaded modules (tests). */
+  static resetForTests(): void {
+    LayoutKernels.#perDevice.clear();
+  }
+}
+
+/** Loads a PTX image on a device and looks kernels up by name. */
+export type ModuleLoader = (
+  ptx: string,
+  device: DeviceLike,
+) => { getFunction(name: string): KernelFunctionLike };
+
+function loadWithDriver(ptx: string, device: DeviceLike) {
+  if (driver.Module === undefined) throw new Error('@baracuda/driver has no Module support');
+  return driver.Module.load(ptx, device);
+}
