@@ -20,8 +20,8 @@ Set-up, as the benchmark asks:
 Results (JSON) go to --out (rewritten after every group, so a killed run leaves partial results) or
 stdout. Progress goes to stderr. Each row says whether PyTorch ran cuDNN for it: from
 torch._C._select_conv_backend when available, and from the kernel names of one profiled iteration
-(f16/bf16 rows by default: PyTorch 2.9+ turns cuDNN off for some 3-D f16/bf16 convolutions on
-cuDNN 9.8-9.15).
+(every row, as `bench` writes the job; "half" limits it to f16/bf16 rows, where PyTorch 2.9+ turns
+cuDNN off for some 3-D convolutions on cuDNN 9.8-9.15). The kernel names are how a row's loss is explained.
 """
 
 import argparse

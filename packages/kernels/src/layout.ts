@@ -1,8 +1,9 @@
 /**
  * Layout transposes between the caller's NCDHW operands and NDHWC scratch, on our own kernel
  * (cuda/layout.cu, shipped as PTX in layout-ptx.ts and compiled by the driver at first use).
- * `cudnnTransformTensor` does the same job 30–80× slower on 5-D tensors, so the NDHWC detour
- * uses this whenever the module loads, and falls back to cuDNN when it does not.
+ * The NDHWC detour uses these whenever the module loads (on an H200, a bf16 c3d-conv2 pass through
+ * the detour took 0.38–0.51 ms with them and 7.2–7.9 ms with `cudnnTransformTensor`), and falls
+ * back to `cudnnTransformTensor` when it does not.
  * @internal
  */
 import type { Conv3dDescriptor } from './descriptor.js';

@@ -58,6 +58,7 @@ import {
   pickLegacyAlgorithm,
   pinnedMathType,
   randomScratchBytes,
+  tuneFinalists,
 } from './policy.js';
 import {
   type BackendDescriptor,
@@ -1899,12 +1900,7 @@ export class Conv3dPlan {
           `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} engine ${built[i]!.c.engineIndex} ${timings[i]!.toFixed(3)} ms`,
         );
       }
-      const fastest = Math.min(...timings);
-      const finalists = built
-        .map((_, i) => i)
-        .filter((i) => Number.isFinite(timings[i]!) && timings[i]! <= fastest * TUNE_KEEP_RATIO)
-        .sort((a, b) => timings[a]! - timings[b]!)
-        .slice(0, TUNE_FINALISTS);
+      const finalists = tuneFinalists(timings, TUNE_KEEP_RATIO, TUNE_FINALISTS);
       if (finalists.length > 1) {
         for (const i of finalists) timings[i] = yield* timeCandidate.call(this, i, TUNE_REPS);
       }

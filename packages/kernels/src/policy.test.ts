@@ -14,6 +14,7 @@ import {
   pickLegacyAlgorithm,
   pinnedMathType,
   randomScratchBytes,
+  tuneFinalists,
 } from './policy.js';
 
 const pref = (
@@ -134,5 +135,16 @@ describe('helpers', () => {
     }
     expect(randomScratchBytes(ElementKind.F64, 3).byteLength).toBe(24);
     expect(randomScratchBytes(ElementKind.F32, 3).byteLength).toBe(12);
+  });
+});
+
+describe('tuneFinalists', () => {
+  it('keeps the finite timings within the ratio of the fastest, fastest first, capped', () => {
+    const inf = Number.POSITIVE_INFINITY;
+    expect(tuneFinalists([2.0, 1.0, 1.3, 1.31, inf, 0.9], 1.3, 6)).toEqual([5, 1]);
+    expect(tuneFinalists([1.0, 1.3, 1.2, 5, 1.1], 1.3, 6)).toEqual([0, 4, 2, 1]);
+    expect(tuneFinalists([1.0, 1.3, 1.2, 5, 1.1], 1.3, 2)).toEqual([0, 4]);
+    expect(tuneFinalists([inf, inf], 1.3, 6)).toEqual([]);
+    expect(tuneFinalists([3], 1.3, 6)).toEqual([0]);
   });
 });

@@ -172,6 +172,23 @@ export function median(values: readonly number[]): number {
 }
 
 /**
+ * Autotune's finalists: the indices of the finite single-run timings within `keepRatio` of the
+ * fastest, fastest first, at most `max` of them.
+ */
+export function tuneFinalists(
+  timings: readonly number[],
+  keepRatio: number,
+  max: number,
+): number[] {
+  const fastest = Math.min(...timings);
+  return timings
+    .map((_, i) => i)
+    .filter((i) => Number.isFinite(timings[i]!) && timings[i]! <= fastest * keepRatio)
+    .sort((a, b) => timings[a]! - timings[b]!)
+    .slice(0, max);
+}
+
+/**
  * Host bytes of random but finite values for a scratch buffer (autotune): f32/f64 in [-1, 1),
  * f16 and bf16 with magnitudes in [0.25, 1).
  */

@@ -26,7 +26,7 @@ describe('buildTorchJob', () => {
   it('lists every row with the suite spelling, the same reps and rotation sets', () => {
     const job = buildTorchJob(groups, { label: 'system', warmup: 5, reps: 30, timeBudgetS: 0 });
     expect(job.version).toBe(1);
-    expect(job.profile).toBe('half');
+    expect(job.profile).toBe('all');
     expect(job.rows.map((r) => [r.id, r.sets])).toEqual([
       ['small|f16|ndhwc|fw', 64],
       ['small|f16|ndhwc|bwData', 64],

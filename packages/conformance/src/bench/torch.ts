@@ -58,7 +58,10 @@ export interface TorchJob {
   reps: number;
   /** Stop starting new rows after this many seconds (0: no limit). */
   timeBudgetS: number;
-  /** Profile one iteration per row to see which kernels ran: none, half (f16/bf16 rows), all. */
+  /**
+   * Profile one iteration per row to see which kernels ran: none, half (f16/bf16 rows), all.
+   * `bench` asks for all: PyTorch's kernel names are how a row we lose is explained.
+   */
   profile: 'none' | 'half' | 'all';
   rows: TorchJobRow[];
   overhead: TorchJobOverhead[];
@@ -133,7 +136,7 @@ export function buildTorchJob(
     warmup: settings.warmup,
     reps: settings.reps,
     timeBudgetS: settings.timeBudgetS,
-    profile: settings.profile ?? 'half',
+    profile: settings.profile ?? 'all',
     rows,
     overhead: OVERHEAD_PROBLEMS.map((p) => ({
       id: TINY_CASE.name,
