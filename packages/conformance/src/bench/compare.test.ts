@@ -95,6 +95,7 @@ describe('matchTorch and summarize', () => {
     expect(byScope.all).toEqual([Number((0.5 ** 0.25).toFixed(6)), 4]);
     // cuDNN rows (unknown counts as cuDNN): 0.5, 2, 0.25
     expect(byScope['torch-used-cudnn']).toEqual([Number((0.25 ** (1 / 3)).toFixed(6)), 3]);
+    expect(byScope['torch-used-cudnn, torch ≥ 0.2 ms']).toEqual(byScope['torch-used-cudnn']);
     expect(byScope['dtype=f16']).toEqual([1, 2]);
     expect(byScope['pass=fw']).toEqual([Number((0.25 ** (1 / 3)).toFixed(6)), 3]);
     expect(byScope['layout=ncdhw']).toEqual([Number((0.5 ** 0.5).toFixed(6)), 2]);
@@ -107,6 +108,14 @@ describe('matchTorch and summarize', () => {
     expect(s.losses).toEqual(['a|f16|ndhwc|bwData 2.00×']);
     expect(s.goalEveryRow).toBe(false);
     expect(s.goalGeomean).toBe(true);
+  });
+
+  it('counts only rows where PyTorch takes at least 0.2 ms as GPU-bound', () => {
+    const fast = { ...torch[1]!, medianMs: 0.1 };
+    const s = summarize(matchTorch([ours[0]!, ours[1]!], [torch[0]!, fast]));
+    const gpu = s.best.find((e) => e.scope === 'torch-used-cudnn, torch ≥ 0.2 ms');
+    expect(gpu).toEqual({ scope: 'torch-used-cudnn, torch ≥ 0.2 ms', geomean: 0.5, count: 1 });
+    expect(s.best.find((e) => e.scope === 'torch-used-cudnn')?.count).toBe(2);
   });
 
   it('meets both goals when every cuDNN row is faster and the geomean is ≤ 0.90', () => {

@@ -80,6 +80,9 @@ export function matchTorch(
   });
 }
 
+/** PyTorch's time (ms) from which a row counts as GPU-bound in the summary. */
+export const GPU_BOUND_MS = 0.2;
+
 function entry(scope: string, values: number[]): GeomeanEntry | null {
   const g = geomean(values);
   return g === null ? null : { scope, geomean: g, count: values.length };
@@ -104,6 +107,14 @@ export function summarize(rows: readonly BenchRowResult[]): ComparisonSummary {
   push(
     'torch-used-cudnn',
     compared.filter((r) => r.torch?.usedCudnn !== false),
+  );
+  // Below this, PyTorch's per-call host cost (~26 µs per F.conv3d on an H200 host) can leave the
+  // GPU idle between back-to-back calls, so a ratio there measures host overhead as much as kernels.
+  push(
+    `torch-used-cudnn, torch ≥ ${GPU_BOUND_MS} ms`,
+    compared.filter(
+      (r) => r.torch?.usedCudnn !== false && (r.torch?.medianMs ?? 0) >= GPU_BOUND_MS,
+    ),
   );
   const distinct = <K extends keyof BenchRowResult>(key: K) => [
     ...new Set(compared.map((r) => r[key])),
