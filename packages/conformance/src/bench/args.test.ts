@@ -56,6 +56,8 @@ describe('parseBenchArgs', () => {
       '90',
       '--torch-timeout-s',
       '60',
+      '--max-workspace-mib',
+      '16384',
     ]);
     expect(o).toMatchObject({
       suite: 's.json',
@@ -75,6 +77,7 @@ describe('parseBenchArgs', () => {
       pinnedBudgetMs: 250,
       timeBudgetS: 90,
       torchTimeoutS: 60,
+      maxWorkspaceBytes: 16384 * 2 ** 20,
     });
   });
 
@@ -132,6 +135,10 @@ describe('parseBenchArgs', () => {
     [
       ['--f64-max-macs', 'NaN'],
       'Expected a non-negative number for --f64-max-macs but received "NaN" of type string',
+    ],
+    [
+      ['--max-workspace-mib', '1.5'],
+      'Expected a positive integer for --max-workspace-mib but received "1.5" of type string',
     ],
     [
       ['--pinned-budget-ms', '0'],

@@ -49,6 +49,11 @@ export interface BenchOptions {
   timeBudgetS: number;
   /** Kill the PyTorch script after this many seconds. Defaults to `420`. */
   torchTimeoutS: number;
+  /**
+   * Workspace limit of our plans, in bytes (`--max-workspace-mib`); PyTorch takes what is free.
+   * Defaults to `undefined` (the library's default, 1 GiB).
+   */
+  maxWorkspaceBytes: number | undefined;
   /** Fewer cases, shorter warm-up, tighter budgets: fits one comparison in ~3-4 minutes. Defaults to `false`. */
   quick: boolean;
   /** Print the usage and exit. Defaults to `false`. */
@@ -86,6 +91,7 @@ Options:
   --python <exe>            python with torch (default: python3)
   --torch-script <file>     path of torch_conv3d_bench.py (default: found automatically)
   --torch-timeout-s <n>     kill the PyTorch script after n seconds (default: 420)
+  --max-workspace-mib <n>   workspace limit of our plans in MiB (default: the library's, 1024)
   --out <dir>               output folder (default: packages/conformance/bench-results)
   --label <text>            label for this run, in the outputs and file names
   --quick                   representative cases, warm-up 3, pinned budget 500 ms, time budget 150 s
@@ -107,6 +113,7 @@ const FLAGS_WITH_VALUE = new Set([
   'python',
   'torch-script',
   'torch-timeout-s',
+  'max-workspace-mib',
   'out',
   'label',
 ]);
@@ -248,6 +255,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     pinnedBudgetMs: number('pinned-budget-ms', 'positive number', quick ? 500 : 1500),
     timeBudgetS: number('time-budget-s', 'non-negative number', quick ? 150 : 0),
     torchTimeoutS: number('torch-timeout-s', 'positive number', 420),
+    maxWorkspaceBytes:
+      get('max-workspace-mib') === undefined
+        ? undefined
+        : number('max-workspace-mib', 'positive integer', 1024) * 2 ** 20,
     quick,
     help: booleans.has('help'),
   };

@@ -93,7 +93,11 @@ class CudaBenchBackend implements BenchBackend {
   private readonly pools = new Map<BenchDtype, Uint8Array>();
   private seed = 1;
 
-  constructor() {
+  /** Our plans' workspace limit (undefined: the library's default). */
+  readonly maxWorkspaceBytes: number | undefined;
+
+  constructor(maxWorkspaceBytes?: number) {
+    this.maxWorkspaceBytes = maxWorkspaceBytes;
     this.device = Device.get(0);
     this.stream = this.device.createStream();
     const cc = this.device.computeCapability;
@@ -203,7 +207,13 @@ class CudaGroupSession implements GroupSession {
     const plan = await Conv3dPlan.select(
       this.backend.stream,
       descriptor,
-      { algorithm: mode, allowTf32: this.group.dtype === 'tf32' },
+      {
+        algorithm: mode,
+        allowTf32: this.group.dtype === 'tf32',
+        ...(this.backend.maxWorkspaceBytes === undefined
+          ? {}
+          : { maxWorkspaceBytes: this.backend.maxWorkspaceBytes }),
+      },
       { passes: [...this.group.passes] },
     );
     try {
@@ -305,7 +315,9 @@ class CudaPlanSession implements PlanSession {
  * Open the first GPU for benchmarking, or say why not (no driver, no device, no cuDNN).
  * Never throws.
  */
-export function createCudaBackend(): BackendFactoryResult {
+export function createCudaBackend(
+  options: { maxWorkspaceBytes?: number | undefined } = {},
+): BackendFactoryResult {
   try {
     const driver = probeDriver();
     if (!driver.available || driver.deviceCount < 1) {
@@ -329,7 +341,7 @@ export function createCudaBackend(): BackendFactoryResult {
         unavailable: `cuDNN could not be loaded: ${cudnn.reason ?? 'unknown reason'}.${tried ? ` Tried: ${tried}.` : ''} Set BARACUDA_CUDNN_LIBRARY to a libcudnn.so.9.`,
       };
     }
-    return { backend: new CudaBenchBackend() };
+    return { backend: new CudaBenchBackend(options.maxWorkspaceBytes) };
   } catch (error) {
     return { unavailable: error instanceof Error ? error.message : String(error) };
   }

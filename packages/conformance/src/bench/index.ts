@@ -127,14 +127,16 @@ export function torchRunner(
 export interface BenchIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  openBackend: () => Promise<{ backend?: BenchBackend; unavailable?: string }>;
+  openBackend: (options: {
+    maxWorkspaceBytes?: number | undefined;
+  }) => Promise<{ backend?: BenchBackend; unavailable?: string }>;
   cwd: string;
 }
 
 const defaultIo = (): BenchIo => ({
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  openBackend: async () => (await import('./cuda-backend.js')).createCudaBackend(),
+  openBackend: async (options) => (await import('./cuda-backend.js')).createCudaBackend(options),
   cwd: process.cwd(),
 });
 
@@ -166,7 +168,7 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
     return 2;
   }
 
-  const opened = await io.openBackend();
+  const opened = await io.openBackend({ maxWorkspaceBytes: options.maxWorkspaceBytes });
   if (!opened.backend) {
     io.stderr(
       `bench: no GPU to benchmark on, so nothing was measured.\n${opened.unavailable ?? ''}\n`,

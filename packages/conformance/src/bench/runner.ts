@@ -358,6 +358,9 @@ export async function runBenchReport(
       modes: options.modes,
       f64MaxMacs: options.f64MaxMacs,
       pinnedBudgetMs: options.pinnedBudgetMs,
+      ...(options.maxWorkspaceBytes === undefined
+        ? {}
+        : { maxWorkspaceBytes: options.maxWorkspaceBytes }),
       rotateBelowBytes: ROTATE_BELOW_BYTES,
     },
     peaks,

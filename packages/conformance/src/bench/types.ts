@@ -162,6 +162,8 @@ export interface BenchReport {
     modes: BenchMode[];
     f64MaxMacs: number;
     pinnedBudgetMs: number;
+    /** Our plans' workspace limit in bytes; absent: the library's default (1 GiB). */
+    maxWorkspaceBytes?: number;
     rotateBelowBytes: number;
   };
   peaks: BenchPeaks;
