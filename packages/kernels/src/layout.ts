@@ -69,19 +69,19 @@ const KERNEL_NAMES: Record<number, string> = {
 /** 2-byte elements moved in pairs (64×64 tiles): even rows and cols, 4-byte aligned pointers. */
 const PAIRS_KERNEL = 'baracuda_transpose_b16x2';
 
-/** Whether the paired 2-byte kernel applies. */
+/**
+ * Whether the paired 2-byte kernel applies. (Its grid of 64×64 tiles is never larger than the
+ * plain kernel's, so it fits whenever that one does.)
+ */
 export function usesPairs(src: bigint, dst: bigint, shape: TransposeShape, elementBytes: number) {
   return (
     elementBytes === 2 &&
     shape.rows % 2 === 0 &&
     shape.cols % 2 === 0 &&
     (src & 3n) === 0n &&
-    (dst & 3n) === 0n &&
-    transposeGrid(shape, 2 * TILE) !== null
+    (dst & 3n) === 0n
   );
 }
-/** in, out, rows, cols, tilesCols, batch (8 bytes each): the kernel's parameter block. */
-const PARAM_BYTES = 48;
 
 /** Launch geometry of a transpose with square tiles of `tile`; null when the grid is too large. */
 export function transposeGrid(
@@ -101,8 +101,8 @@ export function transposeGrid(
 export class LayoutKernels {
   readonly #functions: Record<number, KernelFunctionLike>;
   readonly #pairs: KernelFunctionLike;
-  readonly #params = new Uint8Array(PARAM_BYTES);
-  readonly #view = new DataView(this.#params.buffer);
+  /** in, out, rows, cols, tilesCols, batch: six 8-byte parameters, as cuda/layout.cu declares. */
+  readonly #params = new driver.KernelParams(48);
   readonly #block: [number, number, number] = [TILE, 8, 1];
 
   private constructor(functions: Record<number, KernelFunctionLike>, pairs: KernelFunctionLike) {
@@ -123,14 +123,16 @@ export class LayoutKernels {
     const geometry = transposeGrid(shape, pairs ? 2 * TILE : TILE);
     if (fn === undefined || geometry === null) return false;
     if (shape.batch === 0 || shape.rows === 0 || shape.cols === 0) return true;
-    const v = this.#view;
-    v.setBigUint64(0, src, true);
-    v.setBigUint64(8, dst, true);
-    v.setBigUint64(16, BigInt(shape.rows), true);
-    v.setBigUint64(24, BigInt(shape.cols), true);
-    v.setBigUint64(32, BigInt(geometry.tilesCols), true);
-    v.setBigUint64(40, BigInt(shape.batch), true);
-    fn.launch(stream, geometry.grid, this.#block, 0, this.#params);
+    const params = this.#params
+      .reset()
+      .ptr(src)
+      .ptr(dst)
+      .u64(shape.rows)
+      .u64(shape.cols)
+      .u64(geometry.tilesCols)
+      .u64(shape.batch)
+      .bytes();
+    fn.launch(stream, geometry.grid, this.#block, 0, params);
     return true;
   }
 

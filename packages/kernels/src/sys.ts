@@ -132,8 +132,16 @@ export interface KernelFunctionLike {
     params: Uint8Array,
   ): void;
 }
+/** Kernel parameters packed at their natural alignment (driver's KernelParams). */
+export interface KernelParamsLike {
+  reset(): this;
+  ptr(v: bigint): this;
+  u64(v: bigint | number): this;
+  bytes(): Uint8Array;
+}
 interface DriverSys {
   Device: { get(ordinal?: number): DeviceLike };
+  KernelParams: new (capacityBytes?: number) => KernelParamsLike;
   /** Absent in a driver package without kernel modules (then the layout kernels fall back). */
   Module?: {
     load(
