@@ -4,6 +4,7 @@
 import { randomFillSync } from 'node:crypto';
 import { CudaError, ElementKind } from '@baracuda/types';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectedIndices, INDEX_PTX } from '../scripts/index-ptx.mjs';
 import { DeviceBuffer } from './buffer.js';
 import { Device } from './device.js';
 import { probe } from './driver.js';
@@ -15,64 +16,6 @@ import { Stream } from './stream.js';
 const gpu = probe();
 const reason = gpu.available ? '' : `no CUDA GPU: ${gpu.reason?.split('\n')[0]}`;
 const hasGpu = gpu.available && gpu.deviceCount > 0;
-
-// Checked with `ptxas -arch=sm_90` (CUDA 13). Parameters (out: u64, n: u32,
-// tag: u64) put `tag` at offset 16, after 4 bytes of padding: the launch only
-// reads it back right if KernelParams pads like the compiler.
-const INDEX_PTX = `.version 7.0
-.target sm_52
-.address_size 64
-
-// out[i] = (blockIdx.x << 16) | threadIdx.x for i < n; out[n] and out[n + 1]
-// get the low and high words of tag; threads past n + 1 write nothing.
-.visible .entry baracuda_test_indices(
-	.param .u64 out,
-	.param .u32 n,
-	.param .u64 tag
-)
-{
-	.reg .pred %p<3>;
-	.reg .b32 %r<10>;
-	.reg .b64 %rd<7>;
-
-	ld.param.u64 %rd1, [out];
-	ld.param.u32 %r1, [n];
-	mov.u32 %r2, %tid.x;
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mad.lo.u32 %r5, %r3, %r4, %r2;
-	cvta.to.global.u64 %rd2, %rd1;
-	mul.wide.u32 %rd3, %r5, 4;
-	add.u64 %rd4, %rd2, %rd3;
-	setp.lt.u32 %p1, %r5, %r1;
-	@%p1 bra INDEX;
-	sub.u32 %r6, %r5, %r1;
-	setp.gt.u32 %p2, %r6, 1;
-	@%p2 bra DONE;
-	ld.param.u64 %rd5, [tag];
-	shl.b32 %r7, %r6, 5;
-	shr.u64 %rd6, %rd5, %r7;
-	cvt.u32.u64 %r8, %rd6;
-	st.global.u32 [%rd4], %r8;
-	bra.uni DONE;
-INDEX:
-	shl.b32 %r9, %r3, 16;
-	or.b32 %r9, %r9, %r2;
-	st.global.u32 [%rd4], %r9;
-DONE:
-	ret;
-}
-`;
-
-/** What INDEX_PTX writes for `threads` threads in blocks of `blockSize`, given `n` and `tag`. */
-function expectedIndices(threads: number, blockSize: number, n: number, tag: bigint): number[] {
-  return Array.from({ length: threads }, (_, i) => {
-    if (i < n) return ((Math.floor(i / blockSize) << 16) | (i % blockSize)) >>> 0;
-    if (i === n) return Number(tag & 0xffffffffn);
-    if (i === n + 1) return Number(tag >> 32n);
-    return 0xffffffff;
-  });
-}
 
 describe.skipIf(!hasGpu)(`on the GPU${reason ? ` (skipped: ${reason})` : ''}`, () => {
   const disposables: { dispose(): void }[] = [];
@@ -210,7 +153,7 @@ describe.skipIf(!hasGpu)(`on the GPU${reason ? ` (skipped: ${reason})` : ''}`, (
     await stream.synchronize();
     const values = new Uint32Array(threads);
     out.downloadSync(values);
-    expect(Array.from(values)).toEqual(expectedIndices(threads, blockSize, n, tag));
+    expect(Array.from(values)).toEqual(Array.from(expectedIndices(threads, blockSize, n, tag)));
 
     // Again on the legacy default stream, with other dimensions and a Uint8Array image.
     const bytesModule = Module.load(new TextEncoder().encode(INDEX_PTX));
@@ -222,7 +165,7 @@ describe.skipIf(!hasGpu)(`on the GPU${reason ? ` (skipped: ${reason})` : ''}`, (
       .launch({ raw: 0n }, [8, 1, 1], [128, 1, 1], 0, params.bytes());
     Device.get().synchronizeSync();
     out.downloadSync(values);
-    expect(Array.from(values)).toEqual(expectedIndices(threads, 128, 100, 42n));
+    expect(Array.from(values)).toEqual(Array.from(expectedIndices(threads, 128, 100, 42n)));
   });
 
   it('reports PTX and lookup failures as CudaError naming the call', () => {
