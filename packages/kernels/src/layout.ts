@@ -139,8 +139,8 @@ export class LayoutKernels {
   static readonly #perDevice = new Map<number, LayoutKernels | Error>();
 
   /**
-   * The kernels on `device`, loaded once per process; the Error when they cannot load there (an
-   * older driver that cannot compile our PTX, or a driver package without module support).
+   * The kernels on `device`, loaded once per process; the Error when they cannot load there (for
+   * example a CUDA driver too old to compile our PTX).
    * `load` is the module loader (tests pass their own).
    */
   static forDevice(device: DeviceLike, load: ModuleLoader = loadWithDriver): LayoutKernels | Error {
@@ -174,6 +174,5 @@ export type ModuleLoader = (
 ) => { getFunction(name: string): KernelFunctionLike };
 
 function loadWithDriver(ptx: string, device: DeviceLike) {
-  if (driver.Module === undefined) throw new Error('@baracuda/driver has no Module support');
   return driver.Module.load(ptx, device);
 }

@@ -142,8 +142,7 @@ export interface KernelParamsLike {
 interface DriverSys {
   Device: { get(ordinal?: number): DeviceLike };
   KernelParams: new (capacityBytes?: number) => KernelParamsLike;
-  /** Absent in a driver package without kernel modules (then the layout kernels fall back). */
-  Module?: {
+  Module: {
     load(
       image: string | Uint8Array,
       device?: DeviceLike,
