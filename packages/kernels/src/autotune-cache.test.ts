@@ -96,11 +96,11 @@ describe('autotune cache file', () => {
     const path = join(dir, 'stale.json');
     writeFileSync(
       path,
-      JSON.stringify({ version: 0, entries: { k: { engineIndex: 1, knobs: [] } } }),
+      JSON.stringify({ version: 1, entries: { k: { engineIndex: 1, knobs: [] } } }),
     );
     expect(readAutotuneCache(path).entries).toEqual({});
     expect(warnings[0]!.message).toMatch(
-      /it has version 0, this baracuda reads version 1; it will be rewritten$/,
+      /it has version 1, this baracuda reads version 2; it will be rewritten$/,
     );
   });
 
@@ -109,7 +109,7 @@ describe('autotune cache file', () => {
     writeFileSync(
       path,
       JSON.stringify({
-        version: 1,
+        version: AUTOTUNE_CACHE_VERSION,
         entries: { good: { engineIndex: 2, knobs: [[1, 1]] }, bad: { engineIndex: 'x' } },
       }),
     );

@@ -6,8 +6,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-/** Bumped when the key or entry format changes; other versions are stale. */
-export const AUTOTUNE_CACHE_VERSION = 1;
+/**
+ * Bumped when the key or entry format changes; other versions are stale. 2: knob choices are
+ * recorded (version 1 files recorded none, so their entries named every config of an engine) and
+ * there is no NDHWC-detour entry.
+ */
+export const AUTOTUNE_CACHE_VERSION = 2;
 
 /** One tuned choice: the engine and its knob settings. */
 export interface AutotuneEntry {
@@ -16,11 +20,6 @@ export interface AutotuneEntry {
   knobs: [number, number][];
   /** Median time of the winner, in ms (informative). */
   timeMs?: number;
-  /**
-   * 'ndhwc' when the winner runs an NCDHW problem in NDHWC with our layout transposes around it
-   * (the engine is then the NDHWC plan's, which has its own entry). Absent: the problem's own layout.
-   */
-  layout?: 'ndhwc';
 }
 
 /** The file's content. */
@@ -74,7 +73,6 @@ function isEntry(value: unknown): value is AutotuneEntry {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return (
-    (v.layout === undefined || v.layout === 'ndhwc') &&
     Number.isSafeInteger(v.engineIndex) &&
     Array.isArray(v.knobs) &&
     v.knobs.every(

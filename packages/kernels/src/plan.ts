@@ -47,6 +47,7 @@ import {
 import { PointerLru } from './lru.js';
 import {
   alignmentClass,
+  engineName,
   engineRejection,
   intendedMathPrecision,
   type LegacyPerf,
@@ -59,6 +60,7 @@ import {
   pinnedMathType,
   randomScratchBytes,
   tuneFinalists,
+  tuneGiveUpMs,
 } from './policy.js';
 import {
   type BackendDescriptor,
@@ -297,8 +299,6 @@ interface PassState {
   preferred: AutotuneEntry | undefined;
   /** The first built choice, reported by algorithm(pass). */
   reported: AlgorithmInfo | undefined;
-  /** Autotune chose the NDHWC detour for this pass. */
-  via: boolean;
 }
 
 /**
@@ -306,8 +306,8 @@ interface PassState {
  * the handle), and the transform descriptors, made on the first run.
  */
 interface ViaNdhwc {
-  /** The erratum that sends every pass this way; undefined when autotune chose it per pass. */
-  readonly erratum: Erratum | undefined;
+  /** The erratum that sends every pass this way. */
+  readonly erratum: Erratum;
   readonly inner: Conv3dPlan;
   /** The batched transposes of x, w and y (our layout kernels). */
   readonly transposes: Record<Role, OperandTransposes>;
@@ -323,7 +323,6 @@ type Role = 'x' | 'w' | 'y';
 const OUTPUT_ROLE: Record<Conv3dPass, Role> = { fw: 'y', bwData: 'x', bwFilter: 'w' };
 const ROLES: readonly Role[] = ['x', 'w', 'y'];
 const VIA_NDHWC_SUFFIX = 'via NDHWC (cuDNN 9.8–9.14 erratum)';
-const VIA_NDHWC_TUNED_SUFFIX = 'via NDHWC (autotuned)';
 
 interface EngineCandidate {
   cfg: BackendDescriptor;
@@ -336,14 +335,21 @@ const UID_X = 1n;
 const UID_W = 2n;
 const UID_Y = 3n;
 const VARIANT_PACK_CACHE = 8;
+/** Knob choices asked of an engine config at first (asked again when it has more). */
+const KNOB_SLOTS = 16;
 /** Autotune: runs timed per finalist (median). */
 const TUNE_REPS = 5;
 /** Autotune: candidates within this factor of the fastest single run are timed again. */
 const TUNE_KEEP_RATIO = 1.3;
 /** Autotune: at most this many finalists. */
 const TUNE_FINALISTS = 6;
-/** Autotune: the NDHWC detour must beat the native plan by 2% to be chosen (noise margin). */
-const DETOUR_MARGIN = 0.98;
+/**
+ * Autotune: a candidate whose warm-up run is this many times slower than the fastest so far (and
+ * {@link TUNE_GIVE_UP_MARGIN_MS} slower) is not timed again.
+ */
+const TUNE_GIVE_UP_RATIO = 4;
+/** Autotune: see {@link TUNE_GIVE_UP_RATIO}. */
+const TUNE_GIVE_UP_MARGIN_MS = 10;
 
 /** @internal What autotune times on: random operands, two events and a growable workspace. */
 interface TuneBench {
@@ -515,7 +521,6 @@ export class Conv3dPlan {
       legacy: undefined,
       preferred: undefined,
       reported: undefined,
-      via: false,
     });
     this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
     registry.register(this, this.#res, this);
@@ -666,7 +671,7 @@ export class Conv3dPlan {
   // -------------------------------------------------------------------------------------------
   // the NDHWC detour
 
-  #makeVia(erratum: Erratum | undefined, inner: Conv3dPlan): ViaNdhwc {
+  #makeVia(erratum: Erratum, inner: Conv3dPlan): ViaNdhwc {
     const f64 = this.descriptor.element === ElementKind.F64;
     const scale = (v: number) => (f64 ? Float64Array.of(v) : Float32Array.of(v));
     return {
@@ -681,46 +686,10 @@ export class Conv3dPlan {
     };
   }
 
-  /** The detour's NDHWC plan, made on first use (same preference, the device's shared handle). */
-  #ensureVia(): ViaNdhwc {
-    if (this.#via !== undefined) return this.#via;
-    const innerDesc = this.descriptor.withLayout('ndhwc');
-    const handle = acquireHandle(this.#device.ordinal, innerDesc.describe());
-    const inner = new Conv3dPlan(
-      this.#stream,
-      this.#device,
-      innerDesc,
-      this.preference,
-      this.cudnnVersion,
-      handle,
-      [],
-      undefined,
-    );
-    this.#via = this.#makeVia(undefined, inner);
-    return this.#via;
-  }
-
   /** What a pass that takes the detour reports: the NDHWC plan's choice, named as the detour. */
   #viaInfo(via: ViaNdhwc, pass: Conv3dPass): AlgorithmInfo {
     const info = via.inner.algorithm(pass);
-    const suffix = via.erratum !== undefined ? VIA_NDHWC_SUFFIX : VIA_NDHWC_TUNED_SUFFIX;
-    return Object.freeze({ ...info, name: `${info.name} ${suffix}` });
-  }
-
-  /**
-   * Our layout kernels when autotune may consider the detour for this plan: an NCDHW problem whose
-   * data can run on tensor cores (f16, bf16, or f32 with TF32 allowed), with a filter larger than
-   * 1×1×1 (a pointwise filter gains nothing from NDHWC engines), no erratum detour, and kernels
-   * that load on this device with grids that fit. Null otherwise.
-   */
-  #detourKernels(): LayoutKernels | null {
-    const d = this.descriptor;
-    if (this.#via?.erratum !== undefined || d.layout !== 'ncdhw') return null;
-    const halfLike = d.element === ElementKind.F16 || d.element === ElementKind.Bf16;
-    const tf32 = d.element === ElementKind.F32 && this.preference.allowTf32;
-    if (!halfLike && !tf32) return null;
-    if (d.dFilt === 1 && d.hFilt === 1 && d.wFilt === 1) return null;
-    return this.#layoutKernels();
+    return Object.freeze({ ...info, name: `${info.name} ${VIA_NDHWC_SUFFIX}` });
   }
 
   /** Our layout kernels for this plan's transposes, or null (then cudnnTransformTensor serves). */
@@ -776,7 +745,7 @@ export class Conv3dPlan {
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
     const via = this.#via;
-    if (via !== undefined && (via.erratum !== undefined || this.#passes[pass].via)) {
+    if (via !== undefined) {
       this.#checkNotDisposed();
       // The inner NDHWC plan's truth, named as the detour it is.
       return this.#viaInfo(via, pass);
@@ -792,7 +761,7 @@ export class Conv3dPlan {
    */
   precisionGuarantee(): PrecisionGuarantee {
     this.#checkNotDisposed();
-    if (this.#via?.erratum !== undefined) return this.#via.inner.precisionGuarantee();
+    if (this.#via !== undefined) return this.#via.inner.precisionGuarantee();
     const element = this.descriptor.element;
     const built = PASSES.map((p) => this.#passes[p].reported).filter(
       (i): i is AlgorithmInfo => i !== undefined,
@@ -929,7 +898,7 @@ export class Conv3dPlan {
    */
   #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunCommon): void {
     const via = this.#via;
-    if (via !== undefined && (via.erratum !== undefined || this.#passes[pass].via)) {
+    if (via !== undefined) {
       this.#runViaNdhwc(via, pass, px, pw, py, args);
       return;
     }
@@ -1171,7 +1140,7 @@ export class Conv3dPlan {
   #defaultChoice(pass: Conv3dPass): GraphExec | LegacyPass {
     this.#checkNotDisposed();
     const via = this.#via;
-    if (via !== undefined && (via.erratum !== undefined || this.#passes[pass].via)) {
+    if (via !== undefined) {
       return via.inner.#defaultChoice(pass);
     }
     return this.#choice(pass, 1, 0, 16);
@@ -1474,46 +1443,44 @@ export class Conv3dPlan {
         for (let i = 0; i < count; i++) notes.push(numericalNoteName(Number(values[i])));
       }
       const knobs: [number, number][] = [];
-      const kc = cudnn.cudnnBackendGetAttribute(
-        cfg,
-        C.CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
-        0,
-        [],
-      );
-      const nk = kc.status === 0 ? Number(kc.elementCount) : 0;
-      if (nk > 0) {
-        for (let i = 0; i < nk; i++)
+      // Ask for a fixed number of choices, and again if the config has more. Asked for the count
+      // with an empty array, cuDNN 9.14 and 9.19 report no choices: every config of an engine then
+      // looked alike and all but the first were dropped as duplicates (on an H200 that hid
+      // engine 28's default config, 1.37 ms against 1.98 ms, for a VideoMAE f32 patch embedding).
+      const ask = (count: number) => {
+        while (knobDescs.length < count)
           knobDescs.push(
             this.#createBackend(C.CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, 'knob choice'),
           );
-        const r = cudnn.cudnnBackendGetAttribute(
+        return cudnn.cudnnBackendGetAttribute(
           cfg,
           C.CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
           C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
-          nk,
+          count,
           knobDescs,
         );
-        const got = r.status === 0 ? Math.min(nk, Number(r.elementCount)) : 0;
-        for (let i = 0; i < got; i++) {
-          const t = cudnn.cudnnBackendGetAttribute(
-            knobDescs[i]!,
-            C.CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
-            C.CUDNN_TYPE_KNOB_TYPE,
-            1,
-          );
-          const v = cudnn.cudnnBackendGetAttribute(
-            knobDescs[i]!,
-            C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
-            C.CUDNN_TYPE_INT64,
-            1,
-          );
-          if (t.status === 0 && v.status === 0) {
-            knobs.push([
-              Number((t.values as ArrayLike<number | bigint>)[0]),
-              Number((v.values as ArrayLike<number | bigint>)[0]),
-            ]);
-          }
+      };
+      let r = ask(KNOB_SLOTS);
+      if (r.status === 0 && Number(r.elementCount) > KNOB_SLOTS) r = ask(Number(r.elementCount));
+      const got = r.status === 0 ? Math.min(knobDescs.length, Number(r.elementCount)) : 0;
+      for (let i = 0; i < got; i++) {
+        const t = cudnn.cudnnBackendGetAttribute(
+          knobDescs[i]!,
+          C.CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+          C.CUDNN_TYPE_KNOB_TYPE,
+          1,
+        );
+        const v = cudnn.cudnnBackendGetAttribute(
+          knobDescs[i]!,
+          C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+          C.CUDNN_TYPE_INT64,
+          1,
+        );
+        if (t.status === 0 && v.status === 0) {
+          knobs.push([
+            Number((t.values as ArrayLike<number | bigint>)[0]),
+            Number((v.values as ArrayLike<number | bigint>)[0]),
+          ]);
         }
       }
       knobs.sort((a, b) => a[0] - b[0]);
@@ -1584,7 +1551,7 @@ export class Conv3dPlan {
   #graphInfo(c: EngineCandidate, workspaceBytes: number): AlgorithmInfo {
     return Object.freeze({
       path: 'graph' as const,
-      name: `engine ${c.engineIndex}${c.knobs.length ? ` (${c.knobs.map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}`,
+      name: engineName(c.engineIndex, c.knobs),
       engineIndex: c.engineIndex,
       knobs: Object.freeze(c.knobs.map(([knob, value]) => Object.freeze({ knob, value }))),
       numericalNotes: Object.freeze([...c.notes]),
@@ -1661,14 +1628,12 @@ export class Conv3dPlan {
 
   /** Which plan tunes: an erratum's NDHWC plan tunes for it; every other plan tunes itself. */
   #tuner(): Conv3dPlan {
-    return this.#via?.erratum !== undefined ? this.#via.inner : this;
+    return this.#via !== undefined ? this.#via.inner : this;
   }
 
   /**
    * Tune one pass, or take its choice from the autotune cache. Times the allowed candidates of
-   * heuristic modes A, B and FALLBACK on scratch buffers; for an NCDHW problem whose data can take
-   * tensor cores, also the same problem in NDHWC with our layout transposes around it, end to end.
-   * Keeps the fastest and persists it. Yields the events to wait on, so select() waits
+   * heuristic modes A, B and FALLBACK on scratch buffers, keeps the fastest and persists it. Yields the events to wait on, so select() waits
    * asynchronously and selectSync() blocks. A pass that cannot be tuned (for example, no memory
    * for the scratch buffers) is left to the heuristics, with a warning.
    */
@@ -1690,19 +1655,13 @@ export class Conv3dPlan {
       cudnnVersion: this.cudnnVersion,
     });
     const cached = readAutotuneCache(opts.autotuneCachePath).entries[key];
-    if (cached?.layout === 'ndhwc' && this.#detourKernels() !== null) {
-      const via = this.#ensureVia();
-      yield* via.inner.#tune(pass, options);
-      st.via = true;
-      st.reported = this.#viaInfo(via, pass);
-      return;
-    }
-    if (cached && cached.layout === undefined) {
+    if (cached) {
       st.preferred = cached;
       const exec = this.#choice(pass, 1, 0, 16);
-      if ('variantPacks' in exec && exec.info.engineIndex !== cached.engineIndex) {
+      const wanted = engineName(cached.engineIndex, cached.knobs);
+      if ('variantPacks' in exec && exec.info.name !== wanted) {
         process.emitWarning(
-          `The autotune cache's engine ${cached.engineIndex} for ${d.describe()} ${pass} is no longer offered; using ${exec.info.name}`,
+          `The autotune cache's ${wanted} for ${d.describe()} ${pass} is no longer offered; using ${exec.info.name}`,
           { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_STALE' },
         );
       }
@@ -1721,26 +1680,7 @@ export class Conv3dPlan {
       return;
     }
     try {
-      let entry = yield* this.#tuneNative(pass, bench, progress);
-      const layout = this.#detourKernels();
-      if (layout !== null) {
-        const via = this.#ensureVia();
-        yield* via.inner.#tune(pass, options);
-        const run = () => {
-          this.#runViaNdhwc(via, pass, bench.x, bench.w, bench.y, { alpha: 1, beta: 0 });
-          return true;
-        };
-        const ms = median(yield* this.#timeRuns(bench, run, TUNE_REPS));
-        const native = entry?.timeMs ?? Number.POSITIVE_INFINITY;
-        const info = this.#viaInfo(via, pass);
-        progress(`${d.describe()} ${pass}: ${info.name} ${ms.toFixed(3)} ms end to end`);
-        if (ms < native * DETOUR_MARGIN) {
-          st.via = true;
-          st.reported = info;
-          entry = { engineIndex: info.engineIndex ?? -1, knobs: [], timeMs: ms, layout: 'ndhwc' };
-          progress(`${d.describe()} ${pass}: chose ${info.name} (${ms.toFixed(3)} ms)`);
-        }
-      }
+      const entry = yield* this.#tuneNative(pass, bench, progress);
       if (entry !== null) writeAutotuneEntry(opts.autotuneCachePath, key, entry);
     } catch (error) {
       this.#tuneFailed(pass, error);
@@ -1750,9 +1690,7 @@ export class Conv3dPlan {
   }
 
   #tuneFailed(pass: Conv3dPass, error: unknown): void {
-    const st = this.#passes[pass];
-    st.via = false;
-    st.reported = undefined;
+    this.#passes[pass].reported = undefined;
     process.emitWarning(
       `Could not autotune ${this.#problem} ${pass} (${error instanceof Error ? error.message : String(error)}); it uses the heuristic choice instead`,
       { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_FAILED' },
@@ -1818,15 +1756,22 @@ export class Conv3dPlan {
   }
 
   /**
-   * Time `run`: once untimed (lazy loading, caches), then `reps` runs each between two events.
-   * A run that returns false (cuDNN refused it) gives [Infinity].
+   * Time `run`: a warm-up run (lazy loading, caches), then `reps` runs each between two events.
+   * A run that returns false (cuDNN refused it) gives [Infinity]; a warm-up run slower than
+   * `giveUpMs` gives [its time] alone.
    */
   *#timeRuns(
     bench: TuneBench,
     run: () => boolean,
     reps: number,
+    giveUpMs = Number.POSITIVE_INFINITY,
   ): Generator<TimingEvent, number[], void> {
+    bench.start.record(this.#stream);
     if (!run()) return [Number.POSITIVE_INFINITY];
+    bench.end.record(this.#stream);
+    yield bench.end;
+    const warm = driver.Event.elapsedMs(bench.start, bench.end);
+    if (warm > giveUpMs) return [warm];
     const times: number[] = [];
     for (let r = 0; r < reps; r++) {
       bench.start.record(this.#stream);
@@ -1883,21 +1828,29 @@ export class Conv3dPlan {
       this: Conv3dPlan,
       i: number,
       reps: number,
+      giveUpMs?: number,
     ): Generator<TimingEvent, number, void> {
       const b = built[i]!;
       const vp = this.#variantPack(bench.x, bench.w, bench.y, bench.workspace(b.workspaceBytes));
       try {
         const run = () => cudnn.cudnnBackendExecute(shared.handle, b.plan, vp) === 0;
-        return median(yield* this.#timeRuns(bench, run, reps));
+        return median(yield* this.#timeRuns(bench, run, reps, giveUpMs));
       } finally {
         this.#destroyBackend(vp);
       }
     };
     try {
       for (let i = 0; i < built.length; i++) {
-        timings[i] = yield* timeCandidate.call(this, i, 1);
+        const giveUp = tuneGiveUpMs(
+          Math.min(...timings),
+          TUNE_GIVE_UP_RATIO,
+          TUNE_GIVE_UP_MARGIN_MS,
+        );
+        timings[i] = yield* timeCandidate.call(this, i, 1, giveUp);
+        const name = engineName(built[i]!.c.engineIndex, built[i]!.c.knobs);
+        const note = timings[i]! > giveUp ? ' (warm-up run; not timed again)' : '';
         progress(
-          `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} engine ${built[i]!.c.engineIndex} ${timings[i]!.toFixed(3)} ms`,
+          `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} ${name} ${timings[i]!.toFixed(3)} ms${note}`,
         );
       }
       const finalists = tuneFinalists(timings, TUNE_KEEP_RATIO, TUNE_FINALISTS);

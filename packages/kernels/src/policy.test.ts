@@ -4,8 +4,10 @@ import { resolvePlanPreference } from './compat.js';
 import {
   alignmentClass,
   engineAllowed,
+  engineName,
   engineRejection,
   intendedMathPrecision,
+  KNOB_NAMES,
   MathType,
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
@@ -15,6 +17,7 @@ import {
   pinnedMathType,
   randomScratchBytes,
   tuneFinalists,
+  tuneGiveUpMs,
 } from './policy.js';
 
 const pref = (
@@ -146,5 +149,36 @@ describe('tuneFinalists', () => {
     expect(tuneFinalists([1.0, 1.3, 1.2, 5, 1.1], 1.3, 2)).toEqual([0, 4]);
     expect(tuneFinalists([inf, inf], 1.3, 6)).toEqual([]);
     expect(tuneFinalists([3], 1.3, 6)).toEqual([0]);
+  });
+});
+
+describe('tuneGiveUpMs', () => {
+  it('never gives up before a candidate has been timed', () => {
+    expect(tuneGiveUpMs(Number.POSITIVE_INFINITY, 4, 10)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('takes the larger of the ratio and the absolute margin', () => {
+    expect(tuneGiveUpMs(1, 4, 10)).toBe(11); // a 1 ms engine: a 5 ms first run is still timed
+    expect(tuneGiveUpMs(20, 4, 10)).toBe(80);
+    expect(tuneGiveUpMs(0.05, 4, 10)).toBeCloseTo(10.05, 12);
+  });
+});
+
+describe('engineName', () => {
+  it('names knob choices by their cuDNN names, in the order given', () => {
+    expect(engineName(70, [])).toBe('engine 70');
+    expect(
+      engineName(0, [
+        [2, 1],
+        [4, 0],
+      ]),
+    ).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+    expect(engineName(3, [[99, 7]])).toBe('engine 3 (KNOB_99=7)');
+  });
+
+  it('has a name for every knob type through LOAD_SIZE (36)', () => {
+    expect(KNOB_NAMES.length).toBe(37);
+    expect(KNOB_NAMES[24]).toBe('KERNEL_CFG');
+    expect(KNOB_NAMES[36]).toBe('LOAD_SIZE');
   });
 });

@@ -25,6 +25,60 @@ export function numericalNoteName(value: number): string {
   return NUMERICAL_NOTE_NAMES[value] ?? `NOTE_${value}`;
 }
 
+/** cudnnBackendKnobType_t names, in enum order (cuDNN 9 values 0..36). */
+export const KNOB_NAMES = [
+  'SPLIT_K',
+  'SWIZZLE',
+  'TILE_SIZE',
+  'USE_TEX',
+  'EDGE',
+  'KBLOCK',
+  'LDGA',
+  'LDGB',
+  'CHUNK_K',
+  'SPLIT_H',
+  'WINO_TILE',
+  'MULTIPLY',
+  'SPLIT_K_BUF',
+  'TILEK',
+  'STAGES',
+  'REDUCTION_MODE',
+  'CTA_SPLIT_K_MODE',
+  'SPLIT_K_SLC',
+  'IDX_MODE',
+  'SLICED',
+  'SPLIT_RS',
+  'SINGLEBUFFER',
+  'LDGC',
+  'SPECFILT',
+  'KERNEL_CFG',
+  'WORKSPACE',
+  'TILE_CGA',
+  'TILE_CGA_M',
+  'TILE_CGA_N',
+  'BLOCK_SIZE',
+  'OCCUPANCY',
+  'ARRAY_SIZE_PER_THREAD',
+  'NUM_C_PER_BLOCK',
+  'SPLIT_COLS',
+  'TILE_ROWS',
+  'TILE_COLS',
+  'LOAD_SIZE',
+] as const;
+
+/**
+ * How an engine config is named to users: `engine 0` or `engine 0 (TILE_SIZE=1 EDGE=0)`, knob
+ * types by their cuDNN names (`KNOB_<n>` for one this table does not know).
+ */
+export function engineName(
+  engineIndex: number,
+  knobs: readonly (readonly [number, number])[],
+): string {
+  if (knobs.length === 0) return `engine ${engineIndex}`;
+  const choices = knobs.map(([k, v]) => `${KNOB_NAMES[k] ?? `KNOB_${k}`}=${v}`);
+  return `engine ${engineIndex} (${choices.join(' ')})`;
+}
+
 /** The part of a preference that filters engines. */
 export type EngineFilter = Pick<ResolvedPlanPreference, 'deterministic' | 'allowTf32'>;
 
@@ -186,6 +240,17 @@ export function tuneFinalists(
     .filter((i) => Number.isFinite(timings[i]!) && timings[i]! <= fastest * keepRatio)
     .sort((a, b) => timings[a]! - timings[b]!)
     .slice(0, max);
+}
+
+/**
+ * Autotune's cut-off for a candidate's warm-up run: a candidate whose warm-up run
+ * took longer than this cannot be a finalist, so it is not timed again. Both a ratio and an
+ * absolute margin, so that a one-off cost of a first run (loading a kernel module) does not drop
+ * a fast engine. Infinity until some candidate has been timed.
+ */
+export function tuneGiveUpMs(fastestMs: number, ratio: number, marginMs: number): number {
+  if (!Number.isFinite(fastestMs)) return Number.POSITIVE_INFINITY;
+  return Math.max(fastestMs * ratio, fastestMs + marginMs);
 }
 
 /**

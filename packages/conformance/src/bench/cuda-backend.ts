@@ -67,13 +67,16 @@ interface TensorSet {
   dw?: DeviceBuffer;
 }
 
-function describeAlgorithm(info: unknown): string | undefined {
+export function describeAlgorithm(info: unknown): string | undefined {
   if (info === undefined || info === null) return undefined;
   if (typeof info === 'string') return info;
   if (typeof info === 'object') {
     const record = info as Record<string, unknown>;
     if (typeof record.path === 'string' && typeof record.name === 'string') {
-      return `${record.path}: ${record.name}`;
+      const ws = record.workspaceBytes;
+      const suffix =
+        typeof ws === 'number' && ws > 0 ? `, workspace ${(ws / 2 ** 20).toFixed(1)} MiB` : '';
+      return `${record.path}: ${record.name}${suffix}`;
     }
     for (const key of ['name', 'description', 'engine', 'algorithm']) {
       if (typeof record[key] === 'string') return record[key] as string;
@@ -214,7 +217,11 @@ class CudaGroupSession implements GroupSession {
           ? {}
           : { maxWorkspaceBytes: this.backend.maxWorkspaceBytes }),
       },
-      { passes: [...this.group.passes] },
+      {
+        passes: [...this.group.passes],
+        // Every candidate's time, for reading a row's choice against PyTorch's kernels later.
+        onProgress: (message) => process.stderr.write(`autotune: ${message}\n`),
+      },
     );
     try {
       let workspaceBytes = 0;
