@@ -71,6 +71,7 @@ export const QUICK_CASES: readonly string[] = [
 ];
 
 export const BENCH_USAGE = `Usage: bench [options]
+       bench merge --label <label> [--out <dir>] <report.json>...   (bench merge --help)
 
 Times conv3d rows (case × dtype × layout × pass) for each algorithm mode with CUDA events,
 reports TFLOP/s and the fraction of the roofline floor, and with --vs-torch compares to PyTorch.

@@ -105,7 +105,7 @@ describe('matchTorch and summarize', () => {
       'mode=autotune',
     ]);
     // The bf16 row loses 2× but PyTorch did not use cuDNN there, so only the f16 bwData row counts.
-    expect(s.losses).toEqual(['a|f16|ndhwc|bwData 2.00×']);
+    expect(s.losses).toEqual(['a|f16|ndhwc|bwData 2.000×']);
     expect(s.goalEveryRow).toBe(false);
     expect(s.goalGeomean).toBe(true);
   });

@@ -148,7 +148,7 @@ export function summarize(rows: readonly BenchRowResult[]): ComparisonSummary {
   const losses = cudnnRows
     .filter((r) => r.ratioBest! > 1.0)
     .sort((a, b) => b.ratioBest! - a.ratioBest!)
-    .map((r) => `${r.id} ${r.ratioBest!.toFixed(2)}×`);
+    .map((r) => `${r.id} ${r.ratioBest!.toFixed(3)}×`);
   const overall = best.find((e) => e.scope === 'all');
   return {
     best,

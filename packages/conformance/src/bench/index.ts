@@ -8,6 +8,7 @@ import { BaracudaError } from '@baracuda/types';
 import { loadSuite, SHARED_SUITE } from '../suite/index.js';
 import { BENCH_USAGE, type BenchOptions, parseBenchArgs } from './args.js';
 import type { BenchBackend } from './backend.js';
+import { MERGE_USAGE, mergeReports, parseMergeArgs, readReport } from './merge.js';
 import { renderMarkdown, renderSvg } from './render.js';
 import { planGroups } from './rows.js';
 import { runBenchReport, type TorchOutcome } from './runner.js';
@@ -27,6 +28,7 @@ export {
   rowId,
   tflopsOf,
 } from './math.js';
+export { MERGE_USAGE, mergeReports, parseMergeArgs } from './merge.js';
 export { renderMarkdown, renderSvg } from './render.js';
 export { planGroups } from './rows.js';
 export { decideCap } from './runner.js';
@@ -147,6 +149,7 @@ const defaultIo = (): BenchIo => ({
  * GPU or PyTorch works.
  */
 export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promise<number> {
+  if (argv[0] === 'merge') return runMerge(argv.slice(1), io);
   let options: BenchOptions;
   let cases: BenchCase[];
   try {
@@ -204,5 +207,26 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
     } catch {
       // Disposal failures after a report must not change the exit code.
     }
+  }
+}
+
+/** `bench merge`: 0 when the merged report was written, 2 for bad arguments or reports. */
+export function runMerge(argv: string[], io: Pick<BenchIo, 'stdout' | 'stderr' | 'cwd'>): number {
+  try {
+    const options = parseMergeArgs(argv);
+    if (options.help) {
+      io.stdout(MERGE_USAGE);
+      return 0;
+    }
+    const reports = options.files.map((f) => readReport(path.resolve(io.cwd, f)));
+    const merged = mergeReports(reports, options.label);
+    const outDir = options.out ? path.resolve(io.cwd, options.out) : defaultOutDir(io.cwd);
+    const written = writeReport(merged, outDir);
+    io.stdout(renderMarkdown(merged));
+    io.stderr(`wrote ${written.join(', ')}\n`);
+    return 0;
+  } catch (error) {
+    io.stderr(`bench merge: ${(error as Error).message}\n\n${MERGE_USAGE}`);
+    return 2;
   }
 }
