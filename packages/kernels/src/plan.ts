@@ -1633,9 +1633,10 @@ export class Conv3dPlan {
 
   /**
    * Tune one pass, or take its choice from the autotune cache. Times the allowed candidates of
-   * heuristic modes A, B and FALLBACK on scratch buffers, keeps the fastest and persists it. Yields the events to wait on, so select() waits
-   * asynchronously and selectSync() blocks. A pass that cannot be tuned (for example, no memory
-   * for the scratch buffers) is left to the heuristics, with a warning.
+   * heuristic modes A, B and FALLBACK on scratch buffers, keeps the fastest and persists it.
+   * Yields the events to wait on, so select() waits asynchronously and selectSync() blocks. A pass
+   * that cannot be tuned (for example, no memory for the scratch buffers) is left to the
+   * heuristics, with a warning.
    */
   *#tune(
     pass: Conv3dPass,
@@ -1784,10 +1785,11 @@ export class Conv3dPlan {
   }
 
   /**
-   * Tune the pass on the graph API: every allowed candidate is timed once, then the few within
-   * {@link TUNE_KEEP_RATIO} of the fastest again ({@link TUNE_REPS} runs, median), so a slow
-   * engine costs two runs rather than six. Installs the winner as the pass's plan and returns its
-   * cache entry; null when no graph engine runs it (the pass then uses the legacy fallback).
+   * Tune the pass on the graph API: every allowed candidate is timed once after a timed warm-up
+   * run, then the few within {@link TUNE_KEEP_RATIO} of the fastest again ({@link TUNE_REPS} runs,
+   * median), so a slow engine costs two runs rather than six, and a hopeless one (see
+   * {@link tuneGiveUpMs}) one. Installs the winner as the pass's plan and returns its cache entry;
+   * null when no graph engine runs it (the pass then uses the legacy fallback).
    */
   *#tuneNative(
     pass: Conv3dPass,
