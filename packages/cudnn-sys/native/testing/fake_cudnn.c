@@ -4,6 +4,11 @@
  * behaviour and writes a text record of each call that cudnnGetLastErrorString returns, so the
  * tests can see exactly what the addon passed to C (element counts, typed-array bytes,
  * descriptor arrays). Not shipped in the addon; never loaded outside tests.
+ *
+ * FAKE_CUDNN_ENGINES (read at each call) scripts the engine configs the heuristics offer, as
+ * `ENGINE[:KNOB=VALUE[,KNOB=VALUE...]][@WORKSPACE_BYTES]` separated by `;`, e.g.
+ * `0:2=1,4=0;0:2=3;28@4096`. Unset or empty, the graph API offers nothing (kernels then takes the
+ * legacy fallback), as before the variable existed.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -43,6 +48,12 @@ typedef struct {
   int attr_type;
   int64_t attr_count;
   unsigned char attr_bytes[512];
+  /* Scripted engines (1-based config index, 0: none): an engine config or engine descriptor the
+     fake filled, or the config an execution plan was given. */
+  int config;
+  int knob_type;
+  int64_t knob_value;
+  int has_knob;
 } backend_t;
 
 typedef struct {
@@ -60,6 +71,78 @@ typedef struct {
   int pad[6], stride[6], dilation[6];
   int mode, compute_type, group_count, math_type;
 } conv_t;
+
+/* Numbers from packages/cudnn-sys/src/constants.ts. */
+enum {
+  TYPE_INT64 = 3,
+  TYPE_KNOB_TYPE = 9,
+  TYPE_NUMERICAL_NOTE = 11,
+  TYPE_BACKEND_DESCRIPTOR = 15,
+  BACKEND_ENGINE = 2,
+  BACKEND_ENGINECFG = 3,
+  BACKEND_ENGINEHEUR = 4,
+  BACKEND_EXECUTION_PLAN = 5,
+  BACKEND_KNOB_CHOICE = 7,
+  ATTR_ENGINEHEUR_RESULTS = 202,
+  ATTR_ENGINECFG_ENGINE = 300,
+  ATTR_ENGINECFG_KNOB_CHOICES = 302,
+  ATTR_EXECUTION_PLAN_ENGINE_CONFIG = 401,
+  ATTR_EXECUTION_PLAN_WORKSPACE_SIZE = 402,
+  ATTR_KNOB_CHOICE_KNOB_TYPE = 600,
+  ATTR_KNOB_CHOICE_KNOB_VALUE = 601,
+  ATTR_ENGINE_GLOBAL_INDEX = 1301,
+  ATTR_ENGINE_NUMERICAL_NOTE = 1303,
+};
+
+#define MAX_CONFIGS 32
+#define MAX_KNOBS 32
+
+typedef struct {
+  int64_t engine;
+  int knobs;
+  int knob_type[MAX_KNOBS];
+  int64_t knob_value[MAX_KNOBS];
+  int64_t workspace;
+} engine_config_t;
+
+/* Parsed at each call so a test can change the list between plans. Returns the number of
+   configs (0 when the variable is unset or empty). */
+static int scripted_engines(engine_config_t *out) {
+  const char *p = getenv("FAKE_CUDNN_ENGINES");
+  int n = 0;
+  if (p == NULL) return 0;
+  while (*p != '\0' && n < MAX_CONFIGS) {
+    char *end;
+    if (*p == ';') {
+      ++p;
+      continue;
+    }
+    engine_config_t *c = &out[n++];
+    memset(c, 0, sizeof *c);
+    c->engine = strtoll(p, &end, 10);
+    p = end;
+    if (*p == ':') {
+      do {
+        ++p;
+        long long type = strtoll(p, &end, 10);
+        if (*end != '=') break;
+        long long value = strtoll(end + 1, &end, 10);
+        if (c->knobs < MAX_KNOBS) {
+          c->knob_type[c->knobs] = (int)type;
+          c->knob_value[c->knobs] = value;
+          ++c->knobs;
+        }
+        p = end;
+      } while (*p == ',');
+    }
+    if (*p == '@') {
+      c->workspace = strtoll(p + 1, &end, 10);
+      p = end;
+    }
+    while (*p != '\0' && *p != ';') ++p; /* skip what does not parse */
+  }
+  return n;
+}
 
 size_t cudnnGetVersion(void) {
   const char *forced = getenv("FAKE_CUDNN_VERSION");
@@ -164,13 +247,102 @@ status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, co
   desc->attr_type = type;
   desc->attr_count = count;
   if (bytes) memcpy(desc->attr_bytes, data, bytes);
+  /* Kept apart from the stored attribute, which the next set overwrites. */
+  if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_ENGINE_CONFIG &&
+      type == TYPE_BACKEND_DESCRIPTOR && count >= 1) {
+    desc->config = ((backend_t *const *)data)[0]->config;
+  }
   return 0;
+}
+
+/* The scripted engine-API attributes. Returns -1 when the descriptor or attribute is not one of
+   them (the stored attribute answers then), else the status. */
+static status_t scripted_get(backend_t *desc, int name, int type, int64_t requested,
+                             int64_t *count, void *data) {
+  engine_config_t configs[MAX_CONFIGS];
+  const int n = scripted_engines(configs);
+  if (n == 0) return -1;
+  const int64_t room = data == NULL ? 0 : requested;
+  const engine_config_t *c =
+      desc->config >= 1 && desc->config <= n ? &configs[desc->config - 1] : NULL;
+  if (desc->type == BACKEND_ENGINEHEUR && name == ATTR_ENGINEHEUR_RESULTS &&
+      type == TYPE_BACKEND_DESCRIPTOR) {
+    *count = n;
+    for (int64_t i = 0; i < room && i < n; ++i) {
+      backend_t *out = ((backend_t **)data)[i];
+      out->config = (int)i + 1;
+      log_append(i ? ",#%d<-config%lld" : " filled=#%d<-config%lld", out->id, (long long)i);
+    }
+    return 0;
+  }
+  if (c == NULL) return -1;
+  if (desc->type == BACKEND_ENGINECFG && name == ATTR_ENGINECFG_ENGINE &&
+      type == TYPE_BACKEND_DESCRIPTOR) {
+    *count = 1;
+    if (room >= 1) ((backend_t **)data)[0]->config = desc->config;
+    return 0;
+  }
+  if (desc->type == BACKEND_ENGINECFG && name == ATTR_ENGINECFG_KNOB_CHOICES &&
+      type == TYPE_BACKEND_DESCRIPTOR) {
+    /* As cuDNN 9.14 and 9.19 do: asked for the count alone, they report no choices. */
+    if (room == 0) {
+      *count = 0;
+      return 0;
+    }
+    *count = c->knobs;
+    for (int64_t i = 0; i < room && i < c->knobs; ++i) {
+      backend_t *out = ((backend_t **)data)[i];
+      out->knob_type = c->knob_type[i];
+      out->knob_value = c->knob_value[i];
+      out->has_knob = 1;
+      log_append(i ? ",#%d<-%d=%lld" : " filled=#%d<-%d=%lld", out->id, c->knob_type[i],
+                 (long long)c->knob_value[i]);
+    }
+    return 0;
+  }
+  if (desc->type == BACKEND_ENGINE && name == ATTR_ENGINE_GLOBAL_INDEX && type == TYPE_INT64) {
+    *count = 1;
+    if (room >= 1) *(int64_t *)data = c->engine;
+    return 0;
+  }
+  if (desc->type == BACKEND_ENGINE && name == ATTR_ENGINE_NUMERICAL_NOTE &&
+      type == TYPE_NUMERICAL_NOTE) {
+    *count = 0;
+    return 0;
+  }
+  if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_WORKSPACE_SIZE &&
+      type == TYPE_INT64) {
+    *count = 1;
+    if (room >= 1) *(int64_t *)data = c->workspace;
+    return 0;
+  }
+  return -1;
+}
+
+static status_t scripted_knob_get(backend_t *desc, int name, int type, int64_t requested,
+                                  int64_t *count, void *data) {
+  if (desc->type != BACKEND_KNOB_CHOICE || !desc->has_knob) return -1;
+  const int64_t room = data == NULL ? 0 : requested;
+  if (name == ATTR_KNOB_CHOICE_KNOB_TYPE && type == TYPE_KNOB_TYPE) {
+    *count = 1;
+    if (room >= 1) *(int32_t *)data = desc->knob_type;
+    return 0;
+  }
+  if (name == ATTR_KNOB_CHOICE_KNOB_VALUE && type == TYPE_INT64) {
+    *count = 1;
+    if (room >= 1) *(int64_t *)data = desc->knob_value;
+    return 0;
+  }
+  return -1;
 }
 
 status_t cudnnBackendGetAttribute(void *p, int name, int type, int64_t requested, int64_t *count,
                                   void *data) {
   backend_t *desc = p;
   log_call("get #%d name=%d type=%d requested=%lld", desc->id, name, type, (long long)requested);
+  status_t scripted = scripted_get(desc, name, type, requested, count, data);
+  if (scripted < 0) scripted = scripted_knob_get(desc, name, type, requested, count, data);
+  if (scripted >= 0) return scripted;
   if (desc->attr_name != name || desc->attr_type != type) return 2000;
   *count = desc->attr_count;
   int64_t n = requested < desc->attr_count ? requested : desc->attr_count;

@@ -1,0 +1,167 @@
+/**
+ * How a plan reads graph-API engine configs (engine index + knob choices) and tells them apart,
+ * against the fake libcudnn.so.9 of @baracuda/cudnn-sys with a scripted engine list
+ * (FAKE_CUDNN_ENGINES). Like cuDNN 9.14 and 9.19, the fake reports no knob choices when asked for
+ * their count alone: read that way, every config of an engine looked alike and all but the first
+ * were dropped as duplicates.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ElementKind } from '@baracuda/types';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
+import { resolvePlanPreference } from './compat.js';
+import { Conv3dDescriptor } from './descriptor.js';
+import { Conv3dPlan } from './plan.js';
+import { KNOB_NAMES } from './policy.js';
+
+function buildFakeCudnn(): string | null {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('@baracuda/cudnn-sys/package.json');
+    const source = join(dirname(pkg), 'native', 'testing', 'fake_cudnn.c');
+    const dir = mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cudnn-'));
+    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', join(dir, 'libcudnn.so.9'), source]);
+    return join(dir, 'libcudnn.so.9');
+  } catch {
+    return null;
+  }
+}
+const fake = buildFakeCudnn();
+if (fake !== null) process.env.BARACUDA_CUDNN_LIBRARY = fake;
+
+// Two configs of engine 0 that differ only in their knobs, then a knob-less engine.
+const ENGINES = '0:2=1,4=0;0:2=3;28';
+const savedEngines = process.env.FAKE_CUDNN_ENGINES;
+process.env.FAKE_CUDNN_ENGINES = ENGINES;
+
+const device = {
+  ordinal: 0,
+  name: 'fake device',
+  computeCapability: { major: 9, minor: 0 },
+  arch: 'sm_90',
+  makeCurrent() {},
+};
+const stream = { raw: 0n, device };
+// f32: f16/bf16 NCDHW takes the erratum detour on the fake's cuDNN 9.14.
+const problem = () =>
+  Conv3dDescriptor.create({
+    batch: 1,
+    cIn: 4,
+    dIn: 4,
+    hIn: 4,
+    wIn: 4,
+    cOut: 4,
+    dFilt: 1,
+    hFilt: 3,
+    wFilt: 3,
+    element: ElementKind.F32,
+  });
+
+/** An autotune cache whose fw entry for `problem()` prefers engine 0 with these knobs. */
+function cachePreferring(knobs: [number, number][]): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'baracuda-graph-candidates-')), 'autotune.json');
+  const preference = resolvePlanPreference({ algorithm: 'autotune' });
+  const key = autotuneKey({
+    problem: problem().describe(),
+    pass: 'fw',
+    scalingKind: 'f32',
+    deterministic: preference.deterministic,
+    allowTf32: preference.allowTf32,
+    deviceName: device.name,
+    computeCapability: device.computeCapability,
+    cudnnVersion: 91400,
+  });
+  expect(writeAutotuneEntry(path, key, { engineIndex: 0, knobs })).toBe(true);
+  return path;
+}
+
+async function autotuned(autotuneCachePath: string): Promise<Conv3dPlan> {
+  const plan = await Conv3dPlan.select(
+    stream,
+    problem(),
+    { algorithm: 'autotune' },
+    { passes: ['fw'], autotuneCachePath },
+  );
+  expect(plan.cudnnVersion).toBe(91400);
+  return plan;
+}
+
+let warnings: { message: string; code: string | undefined }[];
+beforeEach(() => {
+  warnings = [];
+  // Synchronous, unlike process.on('warning'), which fires on a later tick.
+  vi.spyOn(process, 'emitWarning').mockImplementation(((
+    message: string,
+    options?: { code?: string },
+  ) => {
+    warnings.push({ message, code: options?.code });
+  }) as typeof process.emitWarning);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.env.FAKE_CUDNN_ENGINES = ENGINES;
+});
+afterAll(() => {
+  if (savedEngines === undefined) delete process.env.FAKE_CUDNN_ENGINES;
+  else process.env.FAKE_CUDNN_ENGINES = savedEngines;
+});
+
+describe.skipIf(fake === null)(
+  'graph-API engine configs (fake library; skipped where no C compiler is found)',
+  () => {
+    it('heuristics take the first config, named with its knob choices', () => {
+      const plan = Conv3dPlan.selectSync(stream, problem());
+      const fw = plan.algorithm('fw');
+      expect(fw.name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+      expect(fw.path).toBe('graph');
+      expect(fw.knobs).toEqual([
+        { knob: 2, value: 1 },
+        { knob: 4, value: 0 },
+      ]);
+      expect(fw.engineIndex).toBe(0);
+      plan.dispose();
+
+      process.env.FAKE_CUDNN_ENGINES = `28@4096;${ENGINES}`;
+      const first28 = Conv3dPlan.selectSync(stream, problem());
+      expect(first28.algorithm('fw').name).toBe('engine 28');
+      expect(first28.algorithm('fw').knobs).toEqual([]);
+      expect(first28.queryFwWorkspaceSize()).toBe(4096);
+      first28.dispose();
+      expect(warnings).toEqual([]);
+    });
+
+    it('a second config of the same engine survives deduplication (autotune cache hit)', async () => {
+      const plan = await autotuned(cachePreferring([[2, 3]]));
+      expect(plan.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=3)');
+      expect(plan.algorithm('fw').knobs).toEqual([{ knob: 2, value: 3 }]);
+      // Neither BARACUDA_AUTOTUNE_STALE nor BARACUDA_AUTOTUNE_FAILED (a hit times nothing).
+      expect(warnings).toEqual([]);
+      plan.dispose();
+    });
+
+    it('a cached config no longer offered warns and falls back to the heuristic order', async () => {
+      const plan = await autotuned(cachePreferring([[2, 5]]));
+      expect(plan.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.code).toBe('BARACUDA_AUTOTUNE_STALE');
+      expect(warnings[0]!.message).toContain('engine 0 (TILE_SIZE=5)');
+      expect(warnings[0]!.message).toContain('using engine 0 (TILE_SIZE=1 EDGE=0)');
+      plan.dispose();
+    });
+
+    it('a config with more knob choices than the first ask is read completely', () => {
+      // Listed in descending type order: the plan reports them sorted by type.
+      const types = Array.from({ length: 20 }, (_, i) => 19 - i);
+      process.env.FAKE_CUDNN_ENGINES = `7:${types.map((t) => `${t}=${t + 100}`).join(',')}`;
+      const plan = Conv3dPlan.selectSync(stream, problem());
+      const fw = plan.algorithm('fw');
+      const names = KNOB_NAMES.slice(0, 20).map((name, t) => `${name}=${t + 100}`);
+      expect(fw.name).toBe(`engine 7 (${names.join(' ')})`);
+      expect(fw.knobs).toEqual(Array.from({ length: 20 }, (_, t) => ({ knob: t, value: t + 100 })));
+      plan.dispose();
+    });
+  },
+);
