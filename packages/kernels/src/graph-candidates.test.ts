@@ -5,46 +5,29 @@
  * their count alone: read that way, every config of an engine looked alike and all but the first
  * were dropped as duplicates.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
 import { resolvePlanPreference } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
+import {
+  fakeDevice as device,
+  fakeStream as stream,
+  useFakeCudnn,
+} from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
 import { KNOB_NAMES } from './policy.js';
 
-function buildFakeCudnn(): string | null {
-  try {
-    const pkg = createRequire(import.meta.url).resolve('@baracuda/cudnn-sys/package.json');
-    const source = join(dirname(pkg), 'native', 'testing', 'fake_cudnn.c');
-    const dir = mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cudnn-'));
-    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', join(dir, 'libcudnn.so.9'), source]);
-    return join(dir, 'libcudnn.so.9');
-  } catch {
-    return null;
-  }
-}
-const fake = buildFakeCudnn();
-if (fake !== null) process.env.BARACUDA_CUDNN_LIBRARY = fake;
+const fake = useFakeCudnn();
 
 // Two configs of engine 0 that differ only in their knobs, then a knob-less engine.
 const ENGINES = '0:2=1,4=0;0:2=3;28';
 const savedEngines = process.env.FAKE_CUDNN_ENGINES;
 process.env.FAKE_CUDNN_ENGINES = ENGINES;
 
-const device = {
-  ordinal: 0,
-  name: 'fake device',
-  computeCapability: { major: 9, minor: 0 },
-  arch: 'sm_90',
-  makeCurrent() {},
-};
-const stream = { raw: 0n, device };
 // f32: f16/bf16 NCDHW takes the erratum detour on the fake's cuDNN 9.14.
 const problem = () =>
   Conv3dDescriptor.create({

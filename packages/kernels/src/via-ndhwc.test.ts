@@ -2,11 +2,6 @@
  * The 'via-ndhwc' path of erratum cudnn-9.8-conv3d-half-ncdhw, against the fake libcudnn.so.9 of
  * @baracuda/cudnn-sys (it reports cuDNN 9.14.0), so select's erratum handling runs without a GPU.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import * as cudnnSys from '@baracuda/cudnn-sys';
 import {
   BufferTooSmallError,
@@ -19,30 +14,11 @@ import { describe, expect, it } from 'vitest';
 import { resolvePlanPreference } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { CONV3D_ERRATA, erratumPinnedRefusal } from './errata.js';
+import { fakeStream as stream, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
 
-function buildFakeCudnn(): string | null {
-  try {
-    const pkg = createRequire(import.meta.url).resolve('@baracuda/cudnn-sys/package.json');
-    const source = join(dirname(pkg), 'native', 'testing', 'fake_cudnn.c');
-    const dir = mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cudnn-'));
-    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', join(dir, 'libcudnn.so.9'), source]);
-    return join(dir, 'libcudnn.so.9');
-  } catch {
-    return null;
-  }
-}
-const fake = buildFakeCudnn();
-if (fake !== null) process.env.BARACUDA_CUDNN_LIBRARY = fake;
+const fake = useFakeCudnn();
 
-const device = {
-  ordinal: 0,
-  name: 'fake device',
-  computeCapability: { major: 9, minor: 0 },
-  arch: 'sm_90',
-  makeCurrent() {},
-};
-const stream = { raw: 0n, device };
 const desc = (element: ElementKind) =>
   Conv3dDescriptor.create({
     batch: 1,
