@@ -8,6 +8,7 @@ import {
   renderMarkdown,
   renderSvg,
   rowNotes,
+  selectionTimes,
   xmlEscape,
 } from './render.js';
 import type { BenchReport } from './types.js';
@@ -205,5 +206,27 @@ describe('renderSvg', () => {
     const svg = renderSvg(report(false));
     expect(svg.match(/<rect x=/g)).toBeNull();
     expect(svg).toContain('n/a (no time from PyTorch)');
+  });
+});
+
+describe('selectionTimes', () => {
+  it('takes one figure per group and mode: count, median, slowest', () => {
+    const sel = (mode: 'heuristic' | 'autotune', selectMs: number) => ({
+      ...ok(mode, 1),
+      selectMs,
+    });
+    const rows = [
+      row('a|f32|ncdhw|fw', [sel('heuristic', 2), sel('autotune', 900)]),
+      row('a|f32|ncdhw|bwData', [sel('heuristic', 2), sel('autotune', 900)]),
+      row('b|f16|ndhwc|fw', [sel('heuristic', 4), sel('autotune', 100)]),
+      row('c|f16|ndhwc|fw', [sel('heuristic', 3), ok('autotune', 1)]),
+    ];
+    expect(selectionTimes(rows)).toEqual([
+      { mode: 'heuristic', groups: 3, medianMs: 3, maxMs: 4, slowest: 'b f16 ndhwc' },
+      { mode: 'autotune', groups: 2, medianMs: 500, maxMs: 900, slowest: 'a f32 ncdhw' },
+    ]);
+    const md = renderMarkdown({ ...report(false), rows });
+    expect(md).toContain('| autotune | 2 | 500.0 | 900.0 | a f32 ncdhw |');
+    expect(renderMarkdown(report(false))).not.toContain('## Plan selection');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Renders a bench report as a markdown document and a hand-written SVG chart. Pure.
  */
+import { median } from './math.js';
 import type { BenchMode, BenchReport, BenchRowResult, ModeResult } from './types.js';
 
 /** Milliseconds with about four significant digits. */
@@ -149,6 +150,20 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(`| ${cells.map(mdCell).join(' | ')} |`);
   }
 
+  const selection = selectionTimes(report.rows);
+  if (selection.length > 0) {
+    out.push('', '## Plan selection: wall time of select per group, all its passes', '');
+    out.push(
+      '| mode | groups | median ms | slowest ms | slowest group |',
+      '|---|---:|---:|---:|---|',
+    );
+    for (const s of selection) {
+      out.push(
+        `| ${s.mode} | ${s.groups} | ${s.medianMs.toFixed(1)} | ${s.maxMs.toFixed(1)} | ${mdCell(s.slowest)} |`,
+      );
+    }
+  }
+
   if (report.summary) {
     const sum = report.summary;
     out.push('', '## Geometric means of ours / PyTorch', '');
@@ -171,6 +186,35 @@ export function renderMarkdown(report: BenchReport): string {
   }
   out.push('');
   return out.join('\n');
+}
+
+/**
+ * Per mode, the plan-selection times of the groups (one figure per case × dtype × layout, read
+ * from any of its rows): how many, the median, and the slowest with its group.
+ */
+export function selectionTimes(
+  rows: readonly BenchRowResult[],
+): { mode: string; groups: number; medianMs: number; maxMs: number; slowest: string }[] {
+  const byMode = new Map<string, Map<string, number>>();
+  for (const row of rows) {
+    for (const m of row.modes) {
+      if (typeof m.selectMs !== 'number') continue;
+      const groups = byMode.get(m.mode) ?? new Map<string, number>();
+      groups.set(`${row.case} ${row.dtype} ${row.layout}`, m.selectMs);
+      byMode.set(m.mode, groups);
+    }
+  }
+  return [...byMode].map(([mode, groups]) => {
+    const entries = [...groups].sort((a, b) => a[1] - b[1]);
+    const [slowest, maxMs] = entries[entries.length - 1]!;
+    return {
+      mode,
+      groups: entries.length,
+      medianMs: median(entries.map((e) => e[1])),
+      maxMs,
+      slowest,
+    };
+  });
 }
 
 /** Escape text for SVG. */

@@ -57,6 +57,7 @@ describe('benchGroup', () => {
         medianMs: 1.01,
         reps: 30,
         algorithm: 'heuristic-fw-engine',
+        selectMs: expect.any(Number),
       },
       {
         mode: 'autotune',
@@ -64,8 +65,12 @@ describe('benchGroup', () => {
         medianMs: 0.505,
         reps: 30,
         algorithm: 'autotune-fw-engine',
+        selectMs: expect.any(Number),
       },
     ]);
+    // One selection per mode, shared by the group's passes.
+    const fw = results.get('fw')!;
+    expect(results.get('bwFilter')!.map((m) => m.selectMs)).toEqual(fw.map((m) => m.selectMs));
     expect(results.get('bwData')![0]!.medianMs).toBeCloseTo(2.02, 12);
     expect(backend.calls).toContain('small f16 ndhwc bwFilter autotune warmup=5 reps=30');
     expect(backend.openSessions).toBe(0);
@@ -84,6 +89,7 @@ describe('benchGroup', () => {
       status: 'skipped',
       algorithm: 'pinned-bwData-engine',
       note: 'one call took 400.0 ms, over a quarter of the 1500 ms budget per row',
+      selectMs: expect.any(Number),
     });
     expect(results.get('bwFilter')![0]).toMatchObject({
       mode: 'pinned',
@@ -127,7 +133,9 @@ describe('benchGroup', () => {
         medianMs: 1.01,
         reps: 30,
         algorithm: 'heuristic-fw-engine',
+        selectMs: expect.any(Number),
       },
+      // A failed selection has no selection time.
       { mode: 'autotune', status: 'error', note: 'select autotune exploded' },
     ]);
     expect(results.get('bwFilter')![1]).toEqual({
@@ -135,6 +143,7 @@ describe('benchGroup', () => {
       status: 'unsupported',
       note: 'heuristic has no bwFilter algorithm',
       algorithm: 'heuristic-bwFilter-engine',
+      selectMs: expect.any(Number),
     });
     expect(results.get('bwData')![1]).toMatchObject({ status: 'error', note: 'bwData failed' });
     expect(backend.openPlans).toBe(0);

@@ -159,15 +159,17 @@ export async function benchGroup(
   try {
     for (const mode of modes) {
       let plan: PlanSession;
+      const started = performance.now();
       try {
         plan = await session.selectPlan(mode);
       } catch (error) {
         for (const pass of group.passes) results.get(pass)!.push(failure(mode, error));
         continue;
       }
+      const selectMs = performance.now() - started;
       try {
         for (const pass of group.passes) {
-          results.get(pass)!.push(await timeOnePass(plan, pass, mode, options));
+          results.get(pass)!.push({ ...(await timeOnePass(plan, pass, mode, options)), selectMs });
         }
       } finally {
         plan.dispose();

@@ -66,6 +66,11 @@ export interface ModeResult {
   reps?: number;
   /** The algorithm / engine the plan reported for this pass, when it said. */
   algorithm?: string;
+  /**
+   * Wall time of the group's plan selection (`Conv3dPlan.select` for all of the group's passes,
+   * autotune included), ms; the same figure on every pass of the group.
+   */
+  selectMs?: number;
   /** Why it was capped, skipped, unsupported or failed. */
   note?: string;
 }
