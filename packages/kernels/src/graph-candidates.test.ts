@@ -135,6 +135,17 @@ describe.skipIf(fake === null)(
       plan.dispose();
     });
 
+    it('a config whose workspace is over maxWorkspaceBytes is passed over for the next', () => {
+      process.env.FAKE_CUDNN_ENGINES = `28@4096;${ENGINES}`;
+      const tight = Conv3dPlan.selectSync(stream, problem(), { maxWorkspaceBytes: 4095 });
+      expect(tight.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+      expect(tight.queryFwWorkspaceSize()).toBe(0);
+      tight.dispose();
+      const roomy = Conv3dPlan.selectSync(stream, problem(), { maxWorkspaceBytes: 4096 });
+      expect(roomy.algorithm('fw').name).toBe('engine 28');
+      roomy.dispose();
+    });
+
     it('a config with more knob choices than the first ask is read completely', () => {
       // Listed in descending type order: the plan reports them sorted by type.
       const types = Array.from({ length: 20 }, (_, i) => 19 - i);
