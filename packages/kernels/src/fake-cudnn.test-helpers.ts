@@ -1,12 +1,15 @@
 /**
  * The fake libcudnn.so.9 of @baracuda/cudnn-sys (native/testing/fake_cudnn.c, reports cuDNN
- * 9.14.0) for tests that run plans without a GPU, and the fake device and stream they run on.
+ * 9.14.0) for tests that run plans without a GPU, the fake device and stream they run on, and a
+ * small problem to run.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { ElementKind } from '@baracuda/types';
+import { Conv3dDescriptor } from './descriptor.js';
 
 /**
  * Compile the fake with `cc` into a temporary folder and point BARACUDA_CUDNN_LIBRARY at it
@@ -34,3 +37,19 @@ export const fakeDevice = {
   makeCurrent() {},
 };
 export const fakeStream = { raw: 0n, device: fakeDevice };
+
+/** n=1, 4→4 channels, 4×4×4, filter 1×3×3 (larger than 1×1×1, so the f16/bf16 erratum applies). */
+export function smallProblem(element: ElementKind): Conv3dDescriptor {
+  return Conv3dDescriptor.create({
+    batch: 1,
+    cIn: 4,
+    dIn: 4,
+    hIn: 4,
+    wIn: 4,
+    cOut: 4,
+    dFilt: 1,
+    hFilt: 3,
+    wFilt: 3,
+    element,
+  });
+}

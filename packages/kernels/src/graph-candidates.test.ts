@@ -12,9 +12,9 @@ import { ElementKind } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
 import { resolvePlanPreference } from './compat.js';
-import { Conv3dDescriptor } from './descriptor.js';
 import {
   fakeDevice as device,
+  smallProblem,
   fakeStream as stream,
   useFakeCudnn,
 } from './fake-cudnn.test-helpers.js';
@@ -29,19 +29,7 @@ const savedEngines = process.env.FAKE_CUDNN_ENGINES;
 process.env.FAKE_CUDNN_ENGINES = ENGINES;
 
 // f32: f16/bf16 NCDHW takes the erratum detour on the fake's cuDNN 9.14.
-const problem = () =>
-  Conv3dDescriptor.create({
-    batch: 1,
-    cIn: 4,
-    dIn: 4,
-    hIn: 4,
-    wIn: 4,
-    cOut: 4,
-    dFilt: 1,
-    hFilt: 3,
-    wFilt: 3,
-    element: ElementKind.F32,
-  });
+const problem = () => smallProblem(ElementKind.F32);
 
 /** An autotune cache whose fw entry for `problem()` prefers engine 0 with these knobs. */
 function cachePreferring(knobs: [number, number][]): string {

@@ -12,26 +12,13 @@ import {
 } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { resolvePlanPreference } from './compat.js';
-import { Conv3dDescriptor } from './descriptor.js';
 import { CONV3D_ERRATA, erratumPinnedRefusal } from './errata.js';
-import { fakeStream as stream, useFakeCudnn } from './fake-cudnn.test-helpers.js';
+import { smallProblem, fakeStream as stream, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
 
 const fake = useFakeCudnn();
 
-const desc = (element: ElementKind) =>
-  Conv3dDescriptor.create({
-    batch: 1,
-    cIn: 4,
-    dIn: 4,
-    hIn: 4,
-    wIn: 4,
-    cOut: 4,
-    dFilt: 1,
-    hFilt: 3,
-    wFilt: 3,
-    element,
-  });
+const desc = smallProblem;
 
 describe.skipIf(fake === null)(
   'f16/bf16 NCDHW on cuDNN 9.14 (fake library; skipped where no C compiler is found)',
