@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from '@baracuda/types';
+import { parseFlags } from '../cli/args.js';
 import { summarize } from './compare.js';
 import type { BenchReport, BenchRowResult } from './types.js';
 
@@ -85,21 +86,17 @@ export interface MergeOptions {
 }
 
 export function parseMergeArgs(argv: readonly string[]): MergeOptions {
-  const options: MergeOptions = { label: '', out: undefined, files: [], help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '-h' || arg === '--help') options.help = true;
-    else if (arg === '--label' || arg === '--out') {
-      const value = argv[++i];
-      if (value === undefined || value.startsWith('--')) {
-        throw new InvalidArgumentError(arg, 'a value', value ?? 'nothing');
-      }
-      if (arg === '--label') options.label = value;
-      else options.out = value;
-    } else if (arg.startsWith('--')) {
-      throw new InvalidArgumentError('option', '--label, --out or --help', arg);
-    } else options.files.push(arg);
-  }
+  const { values, positionals } = parseFlags(
+    [...argv],
+    { label: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
+  const options: MergeOptions = {
+    label: values.label ?? '',
+    out: values.out,
+    files: positionals,
+    help: values.help ?? false,
+  };
   if (!options.help && options.files.length === 0) {
     throw new InvalidArgumentError('files', 'one or more bench JSON reports', 'none');
   }

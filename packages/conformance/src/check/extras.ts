@@ -11,7 +11,7 @@ import {
   UnsupportedError,
   WorkspaceTooSmallError,
 } from '@baracuda/types';
-import { type ConvProblem, type Layout, relL2 } from '../reference/index.js';
+import { type ConvProblem, dot, type Layout, relL2 } from '../reference/index.js';
 import type { SuiteCase } from '../suite/index.js';
 import { executePass, formatError, passShapes, referencePass, toProblem } from './conv.js';
 import {
@@ -27,7 +27,6 @@ import {
   asF64,
   countNaN,
   decode,
-  dot,
   poison,
   Rng,
   randomTensor,

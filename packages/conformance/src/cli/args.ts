@@ -38,9 +38,9 @@ export function parsePositiveInteger(flag: string, value: string | undefined): n
 /** @internal node:util parseArgs, with its errors turned into UsageError. */
 export function parseFlags<
   const O extends Record<string, { type: 'string' | 'boolean'; short?: string }>,
->(argv: string[], options: O) {
+>(argv: string[], options: O, allowPositionals = false) {
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+    return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }

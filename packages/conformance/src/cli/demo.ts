@@ -15,7 +15,6 @@ import {
   asF64,
   countNaN,
   decode,
-  dot,
   freshSeed,
   type HostTensor,
   poison,
@@ -27,6 +26,7 @@ import { errorSummary } from '../check/rows.js';
 import { type CheckDtype, elementBytes, toleranceFor } from '../check/tolerances.js';
 import type { Layout } from '../reference/index.js';
 import {
+  adjointMismatch,
   type ConvProblem,
   conv3dBackwardData,
   conv3dBackwardFilter,
@@ -124,9 +124,11 @@ export function cpuDemo(io: CliIo, layer: SuiteCase = CPU_DEMO_LAYER): void {
   const y = timed('forward', () => conv3dForward(problem, x, w));
   const dx = timed('bwData', () => conv3dBackwardData(problem, dy, w));
   const dw = timed('bwFilter', () => conv3dBackwardFilter(problem, x, dy));
-  const ip = [dot(y, dy), dot(x, dx), dot(w, dw)];
-  const scale = Math.max(...ip.map(Math.abs));
-  const mismatch = Math.max(Math.abs(ip[0]! - ip[1]!), Math.abs(ip[0]! - ip[2]!)) / scale;
+  const { mismatch } = adjointMismatch([
+    [y, dy],
+    [x, dx],
+    [w, dw],
+  ]);
   io.out(
     `  adjoint identity <fw(x,w),dy> = <x,bwData(dy,w)> = <w,bwFilter(x,dy)>: relative mismatch ${mismatch.toExponential(1)}`,
   );

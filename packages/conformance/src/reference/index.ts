@@ -7,7 +7,7 @@ export {
   conv3dForwardAt,
 } from './conv3d.js';
 export { convertLayout, type TensorRole } from './layout.js';
-export { dot, maxAbsDiff, relL2 } from './metrics.js';
+export { adjointMismatch, dot, maxAbsDiff, relL2 } from './metrics.js';
 export {
   type ConvPass,
   type ConvProblem,

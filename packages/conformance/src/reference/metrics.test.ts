@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dot, maxAbsDiff, relL2 } from './metrics.js';
+import { adjointMismatch, dot, maxAbsDiff, relL2 } from './metrics.js';
 import { randomArray, seededRandom } from './random.js';
 
 describe('relL2', () => {
@@ -49,5 +49,52 @@ describe('seededRandom', () => {
     expect(() => seededRandom(1.5)).toThrow(
       'Expected an integer for seed but received 1.5 of type number',
     );
+  });
+});
+
+describe('adjointMismatch', () => {
+  it('is 0 for equal inner products and returns them', () => {
+    const r = adjointMismatch([
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [2, 1],
+        [4, 3],
+      ],
+    ]);
+    expect(r.products).toEqual([11, 11]);
+    expect(r.mismatch).toBe(0);
+  });
+
+  it('measures the spread against the size of the terms, not of a sum that cancels', () => {
+    // The sums are 1 and 1.5, their terms about 2^27: the 0.5 apart is measured against 2^28 - 1.
+    const big = 2 ** 27;
+    const r = adjointMismatch([
+      [
+        [big, -big + 1],
+        [1, 1],
+      ],
+      [
+        [big, -big + 1.5],
+        [1, 1],
+      ],
+    ]);
+    expect(r.products).toEqual([1, 1.5]);
+    expect(r.mismatch).toBe(0.5 / (2 ** 28 - 1));
+  });
+
+  it('takes the largest spread from the first product and the largest scale', () => {
+    const r = adjointMismatch([
+      [[1], [10]],
+      [[1], [10.5]],
+      [[1], [9]],
+    ]);
+    expect(r.mismatch).toBeCloseTo(1 / 10.5, 15);
+  });
+
+  it('rejects pairs of different lengths, as dot does', () => {
+    expect(() => adjointMismatch([[[1, 2], [1]]])).toThrow(/length/);
   });
 });

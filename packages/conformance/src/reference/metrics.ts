@@ -74,3 +74,23 @@ export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   for (let i = 0; i < a.length; i++) acc += a[i]! * b[i]!;
   return acc;
 }
+
+/**
+ * How far inner products that should be equal disagree (the adjoint identity ⟨fw(x,w),dy⟩ =
+ * ⟨x,bwData(dy,w)⟩ = ⟨w,bwFilter(x,dy)⟩), relative to the size of their terms, the largest
+ * Σ|aᵢ·bᵢ|: random signs can cancel a sum to nearly nothing, and its rounding error with it does
+ * not shrink. Returns the inner products too.
+ */
+export function adjointMismatch(
+  pairs: readonly (readonly [ArrayLike<number>, ArrayLike<number>])[],
+): { products: number[]; mismatch: number } {
+  const products = pairs.map(([a, b]) => dot(a, b));
+  let scale = 0;
+  for (const [a, b] of pairs) {
+    let terms = 0;
+    for (let i = 0; i < a.length; i++) terms += Math.abs(a[i]! * b[i]!);
+    scale = Math.max(scale, terms);
+  }
+  const spread = Math.max(...products.map((p) => Math.abs(p - products[0]!)));
+  return { products, mismatch: scale > 0 ? spread / scale : spread };
+}
