@@ -3,28 +3,13 @@ import { InvalidArgumentError } from '@baracuda/types';
 import type { ConvProblem, Layout, Triple } from '../reference/problem.js';
 import { outputExtent } from '../reference/problem.js';
 
-/** One convolution shape of a suite, independent of dtype and layout. */
-export interface SuiteCase {
-  /** Unique within its suite; printed in result tables. */
+/**
+ * One convolution shape of a suite, independent of dtype and layout: a ConvProblem without its
+ * layout, and a name (unique within its suite; printed in result tables). In a suite file, `pad`
+ * defaults to `[0, 0, 0]`, `stride` and `dil` to `[1, 1, 1]`, `groups` to `1`.
+ */
+export interface SuiteCase extends Omit<ConvProblem, 'layout'> {
   readonly name: string;
-  /** Batch size N. */
-  readonly n: number;
-  /** Input channels C. */
-  readonly cIn: number;
-  /** Output channels K. */
-  readonly cOut: number;
-  /** Input extents `[D, H, W]`. */
-  readonly in: Triple;
-  /** Kernel extents `[kd, kh, kw]`. */
-  readonly k: Triple;
-  /** Zero padding per axis. Defaults to `[0, 0, 0]`. */
-  readonly pad: Triple;
-  /** Stride per axis. Defaults to `[1, 1, 1]`. */
-  readonly stride: Triple;
-  /** Dilation per axis. Defaults to `[1, 1, 1]`. */
-  readonly dil: Triple;
-  /** Group count, dividing both `cIn` and `cOut`. Defaults to `1`. */
-  readonly groups: number;
 }
 
 /** The problem a case poses in one layout. */
