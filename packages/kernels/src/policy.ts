@@ -120,21 +120,14 @@ export function mathPrecisionOfEngine(
   notes: readonly string[],
   element: ElementKind,
 ): MathPrecision {
-  switch (element) {
-    case ElementKind.F64:
-      return 'f64';
-    case ElementKind.F16:
-      return 'f16';
-    case ElementKind.Bf16:
-      return 'bf16';
-    default:
-      return notes.includes('TENSOR_CORE') || notes.includes('DOWN_CONVERT_INPUTS')
-        ? 'tf32'
-        : 'f32';
-  }
+  const tf32 = notes.includes('TENSOR_CORE') || notes.includes('DOWN_CONVERT_INPUTS');
+  return intendedMathPrecision(element, tf32);
 }
 
-/** The math precision a preference intends, before any engine is chosen. */
+/**
+ * The math precision a preference intends, before any engine is chosen (and the precision of an
+ * engine or algorithm that does, or does not, use TF32 on f32 data).
+ */
 export function intendedMathPrecision(element: ElementKind, allowTf32: boolean): MathPrecision {
   switch (element) {
     case ElementKind.F64:
@@ -206,8 +199,7 @@ export function pickLegacyAlgorithm(
 
 /** The math precision a legacy math type gives for an element (DEFAULT on f32 may be TF32). */
 export function mathPrecisionOfLegacy(mathType: number, element: ElementKind): MathPrecision {
-  if (element === ElementKind.F32) return mathType === MathType.FMA ? 'f32' : 'tf32';
-  return mathPrecisionOfEngine([], element);
+  return intendedMathPrecision(element, mathType !== MathType.FMA);
 }
 
 /** Byte alignment class of a run: 16 when every pointer is 16-byte aligned, else the element size. */
