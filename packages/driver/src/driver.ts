@@ -69,9 +69,8 @@ let status: NativeDriverStatus | undefined;
  * Never throws.
  */
 export function probe(): DriverProbe {
-  let binding: NativeBinding;
   try {
-    binding = loadAddon();
+    status ??= loadAddon().driverStatus();
   } catch (error) {
     return {
       available: false,
@@ -79,18 +78,6 @@ export function probe(): DriverProbe {
       deviceCount: 0,
       libraryPath: null,
       searched: LibraryNotFoundError.isInstance(error) ? error.searched : [],
-      reason: error instanceof Error ? error.message : String(error),
-    };
-  }
-  try {
-    status ??= binding.driverStatus();
-  } catch (error) {
-    return {
-      available: false,
-      driverVersion: null,
-      deviceCount: 0,
-      libraryPath: null,
-      searched: [],
       reason: error instanceof Error ? error.message : String(error),
     };
   }
