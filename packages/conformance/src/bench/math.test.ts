@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SHARED_SUITE } from '../suite/index.js';
 import {
   convBytes,
   convFlops,
@@ -18,54 +19,12 @@ import {
 } from './math.js';
 import type { BenchCase } from './types.js';
 
-const c3d: BenchCase = {
-  name: 'c3d-conv2',
-  n: 8,
-  cIn: 64,
-  cOut: 128,
-  in: [16, 56, 56],
-  k: [3, 3, 3],
-  pad: [1, 1, 1],
-  stride: [1, 1, 1],
-  dil: [1, 1, 1],
-  groups: 1,
-};
-const videomae: BenchCase = {
-  name: 'videomae-patch',
-  n: 8,
-  cIn: 3,
-  cOut: 768,
-  in: [16, 224, 224],
-  k: [2, 16, 16],
-  pad: [0, 0, 0],
-  stride: [2, 16, 16],
-  dil: [1, 1, 1],
-  groups: 1,
-};
-const depthwise: BenchCase = {
-  name: 'x3d-depthwise',
-  n: 8,
-  cIn: 192,
-  cOut: 192,
-  in: [16, 28, 28],
-  k: [3, 3, 3],
-  pad: [1, 1, 1],
-  stride: [1, 1, 1],
-  dil: [1, 1, 1],
-  groups: 192,
-};
-const dilated: BenchCase = {
-  name: 'dilated',
-  n: 2,
-  cIn: 64,
-  cOut: 64,
-  in: [32, 64, 64],
-  k: [3, 3, 3],
-  pad: [2, 2, 2],
-  stride: [1, 1, 1],
-  dil: [2, 2, 2],
-  groups: 1,
-};
+const suiteCase = (name: string): BenchCase => SHARED_SUITE.find((c) => c.name === name)!;
+
+const c3d = suiteCase('c3d-conv2');
+const videomae = suiteCase('videomae-patch');
+const depthwise = suiteCase('x3d-depthwise');
+const dilated = suiteCase('dilated');
 
 /** MACs by brute force: count every (output point, reduction index) that the conv visits. */
 function bruteMacs(c: BenchCase): number {

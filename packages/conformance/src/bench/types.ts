@@ -2,6 +2,7 @@
  * Data shapes of the benchmark: what a row is, what a measurement is, what a report holds.
  * Pure data, no GPU.
  */
+import type { SuiteCase } from '../suite/index.js';
 
 /** The dtypes the bench covers. `tf32` is f32 storage with TF32 tensor-core math allowed. */
 export type BenchDtype = 'f32' | 'tf32' | 'f16' | 'bf16' | 'f64';
@@ -17,24 +18,8 @@ export const ALL_LAYOUTS: readonly BenchLayout[] = ['ncdhw', 'ndhwc'];
 export const ALL_PASSES: readonly BenchPass[] = ['fw', 'bwData', 'bwFilter'];
 export const ALL_MODES: readonly BenchMode[] = ['pinned', 'heuristic', 'autotune'];
 
-/**
- * One convolution shape, structurally the same as the suite loader's `SuiteCase`
- * (src/suite), so a loaded suite is accepted as is.
- */
-export interface BenchCase {
-  name: string;
-  n: number;
-  cIn: number;
-  cOut: number;
-  /** Input extents [d, h, w]. */
-  in: readonly number[];
-  /** Filter extents [kd, kh, kw]. */
-  k: readonly number[];
-  pad: readonly number[];
-  stride: readonly number[];
-  dil: readonly number[];
-  groups: number;
-}
+/** One convolution shape: a case of a suite (the bench takes the suite loader's cases as they are). */
+export type BenchCase = SuiteCase;
 
 /** A case at one dtype and layout: the unit that shares buffers and plans across passes. */
 export interface BenchGroup {
