@@ -126,6 +126,52 @@ export async function executePass(
   return { got: decode(dtype, raw.storage), a: raw.a, b: raw.b };
 }
 
+/** @internal The device operands of one pass, and how to free them. */
+export interface PassBuffers {
+  readonly a: GpuBuffer;
+  readonly b: GpuBuffer;
+  readonly out: GpuBuffer;
+  readonly outBytes: number;
+  dispose(): void;
+}
+
+/**
+ * @internal Allocate a pass's operands, upload its inputs, and fill the output with `out0`, or
+ * with poison when there is none. Frees what it allocated if a step fails.
+ */
+export function passBuffers(
+  api: GpuApi,
+  problem: ConvProblem,
+  dtype: CheckDtype,
+  pass: Pass,
+  a: HostTensor,
+  b: HostTensor,
+  out0?: HostTensor,
+): PassBuffers {
+  const shapes = passShapes(problem, pass);
+  const bytes = elementBytes(dtype);
+  const buffers: GpuBuffer[] = [];
+  const dispose = () => {
+    for (const buffer of buffers.splice(0)) buffer.dispose();
+  };
+  try {
+    const alloc = (count: number) => {
+      const buffer = api.alloc(count * bytes);
+      buffers.push(buffer);
+      return buffer;
+    };
+    const [aBuffer, bBuffer, out] = [alloc(shapes.a), alloc(shapes.b), alloc(shapes.out)];
+    aBuffer.uploadSync(a.storage);
+    bBuffer.uploadSync(b.storage);
+    if (out0) out.uploadSync(out0.storage);
+    else poison(out, dtype);
+    return { a: aBuffer, b: bBuffer, out, outBytes: shapes.out * bytes, dispose };
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+}
+
 /** @internal Allocate, upload, poison, run, wait and download one pass. */
 export async function executePassRaw(
   api: GpuApi,
@@ -140,31 +186,19 @@ export async function executePassRaw(
   const shapes = passShapes(problem, pass);
   const a = inputs?.a ?? randomTensor(dtype, shapes.a, rng);
   const b = inputs?.b ?? randomTensor(dtype, shapes.b, rng);
-  const bytes = elementBytes(dtype);
-  const buffers: GpuBuffer[] = [];
+  const operands = passBuffers(api, problem, dtype, pass, a, b);
+  let workspace: GpuBuffer | undefined;
   try {
-    const aBuffer = api.alloc(shapes.a * bytes);
-    buffers.push(aBuffer);
-    const bBuffer = api.alloc(shapes.b * bytes);
-    buffers.push(bBuffer);
-    const outBuffer = api.alloc(shapes.out * bytes);
-    buffers.push(outBuffer);
     const workspaceBytes = plan.workspaceSize(pass);
-    let workspace: GpuBuffer | undefined;
-    if (workspaceBytes > 0) {
-      workspace = api.alloc(workspaceBytes);
-      buffers.push(workspace);
-    }
-    aBuffer.uploadSync(a.storage);
-    bBuffer.uploadSync(b.storage);
-    poison(outBuffer, dtype);
-    plan.run(pass, { a: aBuffer, b: bBuffer, out: outBuffer, workspace, stream });
+    if (workspaceBytes > 0) workspace = api.alloc(workspaceBytes);
+    plan.run(pass, { a: operands.a, b: operands.b, out: operands.out, workspace, stream });
     await stream.synchronize();
     const storage = storageArray(dtype, shapes.out);
-    outBuffer.downloadSync(storage);
+    operands.out.downloadSync(storage);
     return { storage, a, b };
   } finally {
-    for (const buffer of buffers) buffer.dispose();
+    workspace?.dispose();
+    operands.dispose();
   }
 }
 

@@ -13,7 +13,15 @@ import {
 } from '@baracuda/types';
 import { type ConvProblem, dot, type Layout, relL2 } from '../reference/index.js';
 import type { SuiteCase } from '../suite/index.js';
-import { executePass, formatError, passShapes, referencePass, toProblem } from './conv.js';
+import {
+  executePass,
+  formatError,
+  type PassBuffers,
+  passBuffers,
+  passShapes,
+  referencePass,
+  toProblem,
+} from './conv.js';
 import {
   type AlgoMode,
   type GpuApi,
@@ -270,20 +278,11 @@ export async function checkAccumulate(
       const a = randomTensor(dtype, shapes.a, rng);
       const b = randomTensor(dtype, shapes.b, rng);
       const out0 = randomTensor(dtype, shapes.out, rng);
-      const bytes = elementBytes(dtype);
-      const buffers: GpuBuffer[] = [];
+      const operands = passBuffers(api, problem, dtype, pass, a, b, out0);
       try {
-        const aBuffer = api.alloc(shapes.a * bytes);
-        buffers.push(aBuffer);
-        const bBuffer = api.alloc(shapes.b * bytes);
-        buffers.push(bBuffer);
-        const outBuffer = api.alloc(shapes.out * bytes);
-        buffers.push(outBuffer);
-        aBuffer.uploadSync(a.storage);
-        bBuffer.uploadSync(b.storage);
-        outBuffer.uploadSync(out0.storage);
         // No workspace: the engine chosen for beta = 1 may need more than the beta = 0 query
         // reports, and the plan then allocates its own.
+        const { a: aBuffer, b: bBuffer, out: outBuffer } = operands;
         plan.run(pass, { a: aBuffer, b: bBuffer, out: outBuffer, alpha: 1, beta: 1, stream });
         await stream.synchronize();
         const storage = storageArray(dtype, shapes.out);
@@ -304,7 +303,7 @@ export async function checkAccumulate(
             : `relative L2 error ${formatError(error)} exceeds ${formatError(tolerance)}`,
         });
       } finally {
-        for (const buffer of buffers) buffer.dispose();
+        operands.dispose();
       }
     });
   } catch (error) {
@@ -312,42 +311,18 @@ export async function checkAccumulate(
   }
 }
 
-interface PreparedPass {
-  readonly a: GpuBuffer;
-  readonly b: GpuBuffer;
-  readonly out: GpuBuffer;
-  readonly outBytes: number;
-  dispose(): void;
-}
-
+/** A pass's operands with fresh random inputs and a poisoned output. */
 function preparePass(
   api: GpuApi,
   problem: ConvProblem,
   dtype: CheckDtype,
   pass: Pass,
   rng: Rng,
-): PreparedPass {
+): PassBuffers {
   const shapes = passShapes(problem, pass);
-  const bytes = elementBytes(dtype);
-  const buffers: GpuBuffer[] = [];
-  const a = api.alloc(shapes.a * bytes);
-  buffers.push(a);
-  const b = api.alloc(shapes.b * bytes);
-  buffers.push(b);
-  const out = api.alloc(shapes.out * bytes);
-  buffers.push(out);
-  a.uploadSync(randomTensor(dtype, shapes.a, rng).storage);
-  b.uploadSync(randomTensor(dtype, shapes.b, rng).storage);
-  poison(out, dtype);
-  return {
-    a,
-    b,
-    out,
-    outBytes: shapes.out * bytes,
-    dispose: () => {
-      for (const buffer of buffers) buffer.dispose();
-    },
-  };
+  const a = randomTensor(dtype, shapes.a, rng);
+  const b = randomTensor(dtype, shapes.b, rng);
+  return passBuffers(api, problem, dtype, pass, a, b);
 }
 
 function poisonIntact(buffer: GpuBuffer, byteLength: number): boolean {
