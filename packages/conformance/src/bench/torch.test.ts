@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
+import { toFileCase } from '../suite/index.js';
 import { BIG, SMALL } from './fixtures.test-helpers.js';
 import { outputDims } from './math.js';
 import {
@@ -12,7 +13,6 @@ import {
   formatCudnnVersion,
   parseTorchResults,
   spawnTorchScript,
-  toTorchCase,
 } from './torch.js';
 import type { BenchGroup } from './types.js';
 
@@ -236,7 +236,7 @@ describe.skipIf(!python)('torch_conv3d_bench.py --check-job (needs python3, not 
       'big|tf32|ncdhw|bwFilter',
     ]);
     expect(summary.outputDims).toEqual({ small: outputDims(SMALL), big: outputDims(BIG) });
-    expect(toTorchCase(SMALL).c_in).toBe(16);
+    expect(toFileCase(SMALL).c_in).toBe(16);
   });
 
   it('rejects a bad job naming the field', () => {

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from '@baracuda/types';
+import { type SuiteFileCase, toFileCase } from '../suite/index.js';
 import { rowId } from './math.js';
 import type {
   BenchCase,
@@ -19,18 +20,8 @@ import type {
 } from './types.js';
 
 /** A case in the shared suite's JSON spelling, which the python script reads. */
-export interface TorchCase {
-  name: string;
-  n: number;
-  c_in: number;
-  c_out: number;
-  in: number[];
-  k: number[];
-  pad: number[];
-  stride: number[];
-  dil: number[];
-  groups: number;
-}
+/** A case as the PyTorch script reads it: the suite file's spelling. */
+export type TorchCase = SuiteFileCase;
 
 export interface TorchJobRow {
   id: string;
@@ -90,22 +81,6 @@ export const OVERHEAD_PROBLEMS: ReadonlyArray<{ dtype: BenchDtype; layout: Bench
 export const OVERHEAD_CALLS = 1000;
 export const OVERHEAD_TRIALS = 5;
 
-/** A case in the suite's JSON spelling. */
-export function toTorchCase(c: BenchCase): TorchCase {
-  return {
-    name: c.name,
-    n: c.n,
-    c_in: c.cIn,
-    c_out: c.cOut,
-    in: [...c.in],
-    k: [...c.k],
-    pad: [...c.pad],
-    stride: [...c.stride],
-    dil: [...c.dil],
-    groups: c.groups,
-  };
-}
-
 /** The job for the python script: the same rows, reps, warm-up and rotation sets as ours. */
 export function buildTorchJob(
   groups: readonly BenchGroup[],
@@ -122,7 +97,7 @@ export function buildTorchJob(
     for (const pass of g.passes) {
       rows.push({
         id: rowId({ case: g.case.name, dtype: g.dtype, layout: g.layout, pass }),
-        case: toTorchCase(g.case),
+        case: toFileCase(g.case),
         dtype: g.dtype,
         layout: g.layout,
         pass,
@@ -140,7 +115,7 @@ export function buildTorchJob(
     rows,
     overhead: OVERHEAD_PROBLEMS.map((p) => ({
       id: TINY_CASE.name,
-      case: toTorchCase(TINY_CASE),
+      case: toFileCase(TINY_CASE),
       dtype: p.dtype,
       layout: p.layout,
       calls: OVERHEAD_CALLS,

@@ -11,31 +11,15 @@ import {
   SHARED_SCALED_REDUCTIONS,
   SHARED_SUITE,
 } from './defaults.js';
-import { loadSuite, type SuiteCase, toProblem } from './load.js';
+import { loadSuite, type SuiteCase, toFileCase, toProblem } from './load.js';
 import { largestTensorElements } from './reduce.js';
-
-/** The file form of a case, to run it back through loadSuite's checks. */
-function fileForm(c: SuiteCase) {
-  return {
-    name: c.name,
-    n: c.n,
-    c_in: c.cIn,
-    c_out: c.cOut,
-    in: c.in,
-    k: c.k,
-    pad: c.pad,
-    stride: c.stride,
-    dil: c.dil,
-    groups: c.groups,
-  };
-}
 
 const suites = Object.entries(DEFAULT_SUITES);
 
 describe('default suites', () => {
   it.each(suites)('%s: every case is valid, uniquely named, in both layouts', (_, cases) => {
     expect(cases.length).toBeGreaterThan(0);
-    expect(loadSuite({ cases: cases.map(fileForm) })).toEqual(cases);
+    expect(loadSuite({ cases: cases.map(toFileCase) })).toEqual(cases);
     for (const c of cases) {
       expect(outputDims(toProblem(c, 'ncdhw'))).toEqual(outputDims(toProblem(c, 'ndhwc')));
     }

@@ -13,6 +13,14 @@ export {
   SHARED_SUITE,
   TINY_SUITE,
 } from './defaults.js';
-export { formatCase, loadSuite, parseCase, type SuiteCase, toProblem } from './load.js';
+export {
+  formatCase,
+  loadSuite,
+  parseCase,
+  type SuiteCase,
+  type SuiteFileCase,
+  toFileCase,
+  toProblem,
+} from './load.js';
 export { caseMacs, largestTensorElements, type ReducedCase, reduceCase } from './reduce.js';
 export { SHARED_SUITE_SOURCE } from './shared-suite.js';

@@ -12,6 +12,36 @@ export interface SuiteCase extends Omit<ConvProblem, 'layout'> {
   readonly name: string;
 }
 
+/** A case as a suite file spells it (`c_in`, `c_out`; also what the PyTorch bench script reads). */
+export interface SuiteFileCase {
+  name: string;
+  n: number;
+  c_in: number;
+  c_out: number;
+  in: number[];
+  k: number[];
+  pad: number[];
+  stride: number[];
+  dil: number[];
+  groups: number;
+}
+
+/** A case in the suite file's spelling, every field given; `parseCase` reads it back. */
+export function toFileCase(c: SuiteCase): SuiteFileCase {
+  return {
+    name: c.name,
+    n: c.n,
+    c_in: c.cIn,
+    c_out: c.cOut,
+    in: [...c.in],
+    k: [...c.k],
+    pad: [...c.pad],
+    stride: [...c.stride],
+    dil: [...c.dil],
+    groups: c.groups,
+  };
+}
+
 /** The problem a case poses in one layout. */
 export function toProblem(c: SuiteCase, layout: Layout): ConvProblem {
   return {

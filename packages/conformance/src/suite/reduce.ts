@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '@baracuda/types';
 import { outputExtent, type Triple } from '../reference/problem.js';
-import { parseCase, type SuiteCase } from './load.js';
+import { parseCase, type SuiteCase, toFileCase } from './load.js';
 
 /** A case scaled down to fit a reference budget, and what was done to it. */
 export interface ReducedCase {
@@ -102,21 +102,7 @@ export function reduceCase(c: SuiteCase, maxMacs: number): ReducedCase {
     throw new InvalidArgumentError('maxMacs', 'a positive finite number', maxMacs);
   }
   // Re-validate through the file parser so a hand-built case gets the same checks.
-  parseCase(
-    {
-      name: c.name,
-      n: c.n,
-      c_in: c.cIn,
-      c_out: c.cOut,
-      in: c.in,
-      k: c.k,
-      pad: c.pad,
-      stride: c.stride,
-      dil: c.dil,
-      groups: c.groups,
-    },
-    c.name === undefined ? 'case' : `case ${JSON.stringify(c.name)}`,
-  );
+  parseCase(toFileCase(c), c.name === undefined ? 'case' : `case ${JSON.stringify(c.name)}`);
   const original = caseMacs(c);
   if (original <= maxMacs) {
     return { case: c, reduced: false, how: `unchanged (${exp(original)} MACs)` };
