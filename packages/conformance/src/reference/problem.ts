@@ -42,7 +42,8 @@ export interface ConvProblem {
 
 const AXES = ['D', 'H', 'W'] as const;
 
-function isPositiveInteger(value: unknown): value is number {
+/** @internal */
+export function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
@@ -50,7 +51,8 @@ function isNonNegativeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-function checkTriple(value: unknown, name: string, allowZero: boolean): void {
+/** @internal Three positive (or, with `allowZero`, non-negative) integers, else a typed error. */
+export function expectTriple(value: unknown, name: string, allowZero: boolean): Triple {
   const what = allowZero ? 'a non-negative integer' : 'a positive integer';
   if (!Array.isArray(value) || value.length !== 3) {
     throw new InvalidArgumentError(name, `an array of 3 ${what.slice(2)}s`, value);
@@ -61,6 +63,7 @@ function checkTriple(value: unknown, name: string, allowZero: boolean): void {
       throw new InvalidArgumentError(`${name}[${axis}]`, what, v);
     }
   }
+  return [value[0], value[1], value[2]];
 }
 
 /** Output extent along one axis (PyTorch's formula); may be ≤ 0 for an invalid problem. */
@@ -87,11 +90,11 @@ export function validateProblem(p: ConvProblem, name = 'problem'): void {
       throw new InvalidArgumentError(`${name}.${field}`, 'a positive integer', p[field]);
     }
   }
-  checkTriple(p.in, `${name}.in`, false);
-  checkTriple(p.k, `${name}.k`, false);
-  checkTriple(p.pad, `${name}.pad`, true);
-  checkTriple(p.stride, `${name}.stride`, false);
-  checkTriple(p.dil, `${name}.dil`, false);
+  expectTriple(p.in, `${name}.in`, false);
+  expectTriple(p.k, `${name}.k`, false);
+  expectTriple(p.pad, `${name}.pad`, true);
+  expectTriple(p.stride, `${name}.stride`, false);
+  expectTriple(p.dil, `${name}.dil`, false);
   if (p.layout !== 'ncdhw' && p.layout !== 'ndhwc') {
     throw new InvalidArgumentError(`${name}.layout`, "'ncdhw' or 'ndhwc'", p.layout);
   }

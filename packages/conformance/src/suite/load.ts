@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from '@baracuda/types';
 import type { ConvProblem, Layout, Triple } from '../reference/problem.js';
-import { outputExtent } from '../reference/problem.js';
+import { expectTriple, isPositiveInteger, outputExtent } from '../reference/problem.js';
 
 /**
  * One convolution shape of a suite, independent of dtype and layout: a ConvProblem without its
@@ -70,32 +70,15 @@ export function formatCase(c: SuiteCase): string {
 
 const FIELDS = ['name', 'n', 'c_in', 'c_out', 'in', 'k', 'pad', 'stride', 'dil', 'groups'] as const;
 
-function isPositiveInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-
-function isNonNegativeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 function positive(value: unknown, name: string): number {
   if (!isPositiveInteger(value)) throw new InvalidArgumentError(name, 'a positive integer', value);
   return value;
 }
 
 function triple(value: unknown, name: string, allowZero: boolean, fallback: number): Triple {
-  if (value === undefined) return [fallback, fallback, fallback];
-  const what = allowZero ? 'non-negative integer' : 'positive integer';
-  if (!Array.isArray(value) || value.length !== 3) {
-    throw new InvalidArgumentError(name, `an array of 3 ${what}s`, value);
-  }
-  for (let axis = 0; axis < 3; axis++) {
-    const v: unknown = value[axis];
-    if (!(allowZero ? isNonNegativeInteger(v) : isPositiveInteger(v))) {
-      throw new InvalidArgumentError(`${name}[${axis}]`, `a ${what}`, v);
-    }
-  }
-  return [value[0], value[1], value[2]];
+  return value === undefined
+    ? [fallback, fallback, fallback]
+    : expectTriple(value, name, allowZero);
 }
 
 /**
