@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import { toFileCase } from '../suite/index.js';
+import { toFileCase } from '../suite/load.js';
 import { BIG, SMALL } from './fixtures.test-helpers.js';
 import { outputDims } from './math.js';
 import {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from '@baracuda/types';
-import { type SuiteFileCase, toFileCase } from '../suite/index.js';
+import { type SuiteFileCase, toFileCase } from '../suite/load.js';
 import { rowId } from './math.js';
 import type {
   BenchCase,

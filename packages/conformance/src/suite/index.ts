@@ -18,8 +18,6 @@ export {
   loadSuite,
   parseCase,
   type SuiteCase,
-  type SuiteFileCase,
-  toFileCase,
   toProblem,
 } from './load.js';
 export { caseMacs, largestTensorElements, type ReducedCase, reduceCase } from './reduce.js';

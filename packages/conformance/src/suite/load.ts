@@ -12,7 +12,7 @@ export interface SuiteCase extends Omit<ConvProblem, 'layout'> {
   readonly name: string;
 }
 
-/** A case as a suite file spells it (`c_in`, `c_out`; also what the PyTorch bench script reads). */
+/** @internal A case as a suite file spells it (`c_in`, `c_out`; also what the PyTorch bench script reads). */
 export interface SuiteFileCase {
   name: string;
   n: number;
@@ -26,18 +26,22 @@ export interface SuiteFileCase {
   groups: number;
 }
 
-/** A case in the suite file's spelling, every field given; `parseCase` reads it back. */
+/**
+ * @internal A case in the suite file's spelling, every field given; `parseCase` reads it back.
+ * Arrays are copied; anything else is passed on as it is, for `parseCase` to name.
+ */
 export function toFileCase(c: SuiteCase): SuiteFileCase {
+  const copy = (v: readonly number[]) => (Array.isArray(v) ? [...v] : (v as unknown as number[]));
   return {
     name: c.name,
     n: c.n,
     c_in: c.cIn,
     c_out: c.cOut,
-    in: [...c.in],
-    k: [...c.k],
-    pad: [...c.pad],
-    stride: [...c.stride],
-    dil: [...c.dil],
+    in: copy(c.in),
+    k: copy(c.k),
+    pad: copy(c.pad),
+    stride: copy(c.stride),
+    dil: copy(c.dil),
     groups: c.groups,
   };
 }

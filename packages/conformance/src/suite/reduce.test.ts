@@ -122,5 +122,10 @@ describe('reduceCase', () => {
     expect(() => reduceCase({ ...byName('pointwise'), cIn: -1 }, 1e6)).toThrow(
       'Expected a positive integer for case "pointwise".c_in but received -1 of type number',
     );
+    // A hand-built case with a scalar where a triple belongs gets the typed error too.
+    const scalarIn = { ...byName('pointwise'), in: 8 } as unknown as SuiteCase;
+    expect(() => reduceCase(scalarIn, 1e6)).toThrow(
+      'Expected an array of 3 positive integers for case "pointwise".in but received 8 of type number',
+    );
   });
 });
