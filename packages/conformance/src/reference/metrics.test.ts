@@ -94,7 +94,14 @@ describe('adjointMismatch', () => {
     expect(r.mismatch).toBeCloseTo(1 / 10.5, 15);
   });
 
-  it('rejects pairs of different lengths, as dot does', () => {
+  it('rejects no pairs, a pair that is not two arrays, and arrays of different lengths', () => {
+    expect(() => adjointMismatch([])).toThrow(
+      'Expected a non-empty array of [a, b] pairs for pairs but received an array of length 0',
+    );
+    expect(() => adjointMismatch([[[1], [2], [3]]] as never)).toThrow(
+      /^Expected a pair \[a, b\] of equal-length arrays for pairs\[0\] but received/,
+    );
+    expect(() => adjointMismatch('x' as never)).toThrow(/for pairs but received "x"/);
     expect(() => adjointMismatch([[[1, 2], [1]]])).toThrow(/length/);
   });
 });

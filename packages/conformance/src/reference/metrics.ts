@@ -84,6 +84,14 @@ export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
 export function adjointMismatch(
   pairs: readonly (readonly [ArrayLike<number>, ArrayLike<number>])[],
 ): { products: number[]; mismatch: number } {
+  if (!Array.isArray(pairs) || pairs.length === 0) {
+    throw new InvalidArgumentError('pairs', 'a non-empty array of [a, b] pairs', pairs);
+  }
+  pairs.forEach((pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw new InvalidArgumentError(`pairs[${i}]`, 'a pair [a, b] of equal-length arrays', pair);
+    }
+  });
   const products = pairs.map(([a, b]) => dot(a, b));
   let scale = 0;
   for (const [a, b] of pairs) {
