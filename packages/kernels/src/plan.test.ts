@@ -6,7 +6,8 @@ import {
   LibraryNotFoundError,
 } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import { Conv3dDescriptor } from './descriptor.js';
+import type { Conv3dDescriptor } from './descriptor.js';
+import { smallProblem } from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
 
 const cudnnAvailable = (() => {
@@ -17,18 +18,7 @@ const cudnnAvailable = (() => {
   }
 })();
 
-const desc = Conv3dDescriptor.create({
-  batch: 1,
-  cIn: 4,
-  dIn: 4,
-  hIn: 4,
-  wIn: 4,
-  cOut: 4,
-  dFilt: 3,
-  hFilt: 3,
-  wFilt: 3,
-  element: ElementKind.F32,
-});
+const desc = smallProblem(ElementKind.F32);
 /** A stream-shaped object: enough to reach cuDNN loading without a GPU. */
 const fakeStream = { raw: 0n };
 
