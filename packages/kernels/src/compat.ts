@@ -16,5 +16,10 @@ export {
 
 import type { PlanPreference } from '@baracuda/types';
 
-/** A preference with every field filled, as `resolvePlanPreference` returns it. */
-export type ResolvedPlanPreference = PlanPreference;
+/**
+ * A preference with every field filled and the workspace limit settled to a byte count: what a
+ * plan selected with (`'auto'` becomes the limit it worked out for its problem and device).
+ */
+export type ResolvedPlanPreference = Omit<PlanPreference, 'maxWorkspaceBytes'> & {
+  readonly maxWorkspaceBytes: number;
+};

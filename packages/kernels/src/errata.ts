@@ -1,5 +1,5 @@
 import { ElementKind } from '@baracuda/types';
-import type { ResolvedPlanPreference } from './compat.js';
+import type { PlanPreference } from './compat.js';
 import type { Conv3dDescriptor } from './descriptor.js';
 
 /** A cuDNN version as cudnnGetVersion() encodes it in cuDNN 9: major*10000 + minor*100 + patch. */
@@ -29,7 +29,7 @@ export interface Erratum {
   readonly toVersion: CudnnVersionCode;
   readonly elements: readonly ElementKind[];
   /** Whether it applies to this problem and preference (the version and element already match). */
-  readonly condition: (desc: Conv3dDescriptor, preference: ResolvedPlanPreference) => boolean;
+  readonly condition: (desc: Conv3dDescriptor, preference: PlanPreference) => boolean;
   readonly action: ErratumAction;
   /** How the action was verified to give right results. */
   readonly verification?: string;
@@ -103,7 +103,7 @@ export const CONV3D_ERRATA: readonly Erratum[] = [
 export function errataFor(
   desc: Conv3dDescriptor,
   cudnnVersion: CudnnVersionCode,
-  preference: ResolvedPlanPreference,
+  preference: PlanPreference,
   table: readonly Erratum[] = CONV3D_ERRATA,
 ): Erratum[] {
   return table.filter(

@@ -134,6 +134,53 @@ describe.skipIf(fake === null)(
       roomy.dispose();
     });
 
+    it("'auto' (the default) settles the limit from the problem and the device's free memory", () => {
+      process.env.FAKE_CUDNN_ENGINES = `28@4096;${ENGINES}`;
+      const onDevice = (memoryInfo: () => { free: number; total: number }) => ({
+        raw: 0n,
+        device: { ...device, memoryInfo },
+      });
+      // No memory reading (the fake device has none): 1 GiB for a small problem.
+      const plain = Conv3dPlan.selectSync(stream, problem());
+      expect(plain.preference.maxWorkspaceBytes).toBe(2 ** 30);
+      expect(plain.algorithm('fw').name).toBe('engine 28');
+      plain.dispose();
+      // At most half the free memory: 8,192 bytes free leave engine 28 its 4,096; 8,190 do not.
+      const roomy = Conv3dPlan.selectSync(
+        onDevice(() => ({ free: 8192, total: 2 ** 34 })),
+        problem(),
+      );
+      expect(roomy.preference.maxWorkspaceBytes).toBe(4096);
+      expect(roomy.algorithm('fw').name).toBe('engine 28');
+      roomy.dispose();
+      const tight = Conv3dPlan.selectSync(
+        onDevice(() => ({ free: 8190, total: 2 ** 34 })),
+        problem(),
+      );
+      expect(tight.preference.maxWorkspaceBytes).toBe(4095);
+      expect(tight.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+      tight.dispose();
+      // A device that cannot say: no cap. A number given is kept, whatever is free.
+      const silent = Conv3dPlan.selectSync(
+        onDevice(() => {
+          throw new Error('no reading');
+        }),
+        problem(),
+      );
+      expect(silent.preference.maxWorkspaceBytes).toBe(2 ** 30);
+      silent.dispose();
+      const given = Conv3dPlan.selectSync(
+        onDevice(() => ({ free: 0, total: 2 ** 34 })),
+        problem(),
+        {
+          maxWorkspaceBytes: 4096,
+        },
+      );
+      expect(given.preference.maxWorkspaceBytes).toBe(4096);
+      expect(given.algorithm('fw').name).toBe('engine 28');
+      given.dispose();
+    });
+
     it('a config with more knob choices than the first ask is read completely', () => {
       // Listed in descending type order: the plan reports them sorted by type.
       const types = Array.from({ length: 20 }, (_, i) => 19 - i);

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEPTHWISE_PTX_NVCC } from './depthwise-ptx.js';
 import { LAYOUT_PTX_NVCC } from './layout-ptx.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,15 +15,18 @@ function localNvcc(): string | null {
 }
 const version = localNvcc();
 
-describe.skipIf(version !== LAYOUT_PTX_NVCC)(
-  `src/layout-ptx.ts is what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/layout.cu (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
+describe.skipIf(version !== LAYOUT_PTX_NVCC || version !== DEPTHWISE_PTX_NVCC)(
+  `src/layout-ptx.ts and src/depthwise-ptx.ts are what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/ (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
   () => {
     it('is current', () => {
       const out = execFileSync('node', [join(root, 'scripts', 'gen-ptx.mjs'), '--check'], {
         encoding: 'utf8',
         env: { ...process.env, NVCC: nvcc },
       });
-      expect(out.trim()).toBe('src/layout-ptx.ts is current');
+      expect(out.trim().split('\n')).toEqual([
+        'src/layout-ptx.ts is current',
+        'src/depthwise-ptx.ts is current',
+      ]);
     }, 60_000);
   },
 );

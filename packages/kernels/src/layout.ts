@@ -8,6 +8,7 @@
  */
 import type { Conv3dDescriptor } from './descriptor.js';
 import { LAYOUT_PTX } from './layout-ptx.js';
+import { type ModuleLoader, perDevice } from './module-cache.js';
 import { type DeviceLike, driver, type KernelFunctionLike, type StreamLike } from './sys.js';
 
 /** A batched 2-D transpose: in [batch][rows][cols] → out [batch][cols][rows]. */
@@ -143,36 +144,18 @@ export class LayoutKernels {
    * example a CUDA driver too old to compile our PTX).
    * `load` is the module loader (tests pass their own).
    */
-  static forDevice(device: DeviceLike, load: ModuleLoader = loadWithDriver): LayoutKernels | Error {
-    const known = LayoutKernels.#perDevice.get(device.ordinal);
-    if (known !== undefined) return known;
-    let result: LayoutKernels | Error;
-    try {
-      const module = load(LAYOUT_PTX, device);
+  static forDevice(device: DeviceLike, load?: ModuleLoader): LayoutKernels | Error {
+    return perDevice(LayoutKernels.#perDevice, device, LAYOUT_PTX, load, (module) => {
       const functions: Record<number, KernelFunctionLike> = {};
       for (const [bytes, name] of Object.entries(KERNEL_NAMES)) {
         functions[Number(bytes)] = module.getFunction(name);
       }
-      result = new LayoutKernels(functions, module.getFunction(PAIRS_KERNEL));
-    } catch (error) {
-      result = error instanceof Error ? error : new Error(String(error));
-    }
-    LayoutKernels.#perDevice.set(device.ordinal, result);
-    return result;
+      return new LayoutKernels(functions, module.getFunction(PAIRS_KERNEL));
+    });
   }
 
   /** @internal Forget loaded modules (tests). */
   static resetForTests(): void {
     LayoutKernels.#perDevice.clear();
   }
-}
-
-/** Loads a PTX image on a device and looks kernels up by name. */
-export type ModuleLoader = (
-  ptx: string,
-  device: DeviceLike,
-) => { getFunction(name: string): KernelFunctionLike };
-
-function loadWithDriver(ptx: string, device: DeviceLike) {
-  return driver.Module.load(ptx, device);
 }

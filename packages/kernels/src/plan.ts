@@ -29,6 +29,12 @@ import {
   type ResolvedPlanPreference,
   resolvePlanPreference,
 } from './compat.js';
+import {
+  DepthwiseKernels,
+  type DepthwiseLaunch,
+  depthwiseLaunch,
+  depthwiseUnsupported,
+} from './depthwise.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import {
   type Erratum,
@@ -47,6 +53,7 @@ import {
 import { PointerLru } from './lru.js';
 import {
   alignmentClass,
+  autoWorkspaceLimit,
   engineName,
   engineRejection,
   intendedMathPrecision,
@@ -54,7 +61,7 @@ import {
   MathType,
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
-  median,
+  mib,
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
@@ -87,8 +94,12 @@ const PASSES: readonly Conv3dPass[] = ['fw', 'bwData', 'bwFilter'];
 
 /** What a plan chose for one pass. */
 export interface AlgorithmInfo {
-  /** 'graph': cuDNN's backend (graph) API with a cached execution plan; 'legacy': cudnnConvolution*. */
-  readonly path: 'graph' | 'legacy';
+  /**
+   * 'graph': cuDNN's backend (graph) API with a cached execution plan; 'legacy':
+   * cudnnConvolution*; 'native': baracuda's own kernel (depthwise NCDHW forward and
+   * backward-data, cuda/depthwise.cu).
+   */
+  readonly path: 'graph' | 'legacy' | 'native';
   /** e.g. `engine 12` or `CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM`. */
   readonly name: string;
   /** Engine global index (graph path). */
@@ -291,8 +302,21 @@ interface LegacyPass {
   readonly betaBuf: Float32Array | Float64Array;
 }
 
+/** @internal A pass on our own depthwise kernels. */
+interface NativePass {
+  readonly kernels: DepthwiseKernels;
+  readonly launch: DepthwiseLaunch;
+  readonly workspaceBytes: 0;
+  readonly info: AlgorithmInfo;
+}
+
+/** The autotune cache's engine index for our depthwise kernels (cuDNN's indices are ≥ 0). */
+const NATIVE_ENGINE_INDEX = -1;
+
 /** @internal */
 interface PassState {
+  /** Our depthwise kernels run the pass (null: they do not; undefined: not decided yet). */
+  native: NativePass | null | undefined;
   readonly graphs: Map<string, GraphExec | null>;
   last: GraphExec | undefined;
   legacy: LegacyPass | undefined;
@@ -337,8 +361,10 @@ const UID_Y = 3n;
 const VARIANT_PACK_CACHE = 8;
 /** Knob choices asked of an engine config at first (asked again when it has more). */
 const KNOB_SLOTS = 16;
-/** Autotune: runs timed per finalist (median). */
+/** Autotune: runs timed back to back per finalist (their mean). */
 const TUNE_REPS = 5;
+/** Autotune: a candidate whose warm-up run took less gets a second, untimed lead run. */
+const TUNE_LEAD_RUN_BELOW_MS = 2;
 /** Autotune: candidates within this factor of the fastest single run are timed again. */
 const TUNE_KEEP_RATIO = 1.3;
 /** Autotune: at most this many finalists. */
@@ -402,6 +428,26 @@ function workspaceSlice(value: unknown): DeviceSlice | null {
     if (v.kind === 'borrowed') return workspaceSlice(v.slice);
   }
   throw new InvalidArgumentError('workspace', 'a DeviceSlice, a Workspace or undefined', value);
+}
+
+/**
+ * The preference with `maxWorkspaceBytes: 'auto'` settled for this problem on this device (see
+ * {@link autoWorkspaceLimit}); a byte count is kept as given.
+ */
+function settleWorkspaceLimit(
+  pref: PlanPreference,
+  desc: Conv3dDescriptor,
+  device: DeviceLike,
+): ResolvedPlanPreference {
+  if (pref.maxWorkspaceBytes !== 'auto') return pref as ResolvedPlanPreference;
+  const tensorBytes = (desc.xElements + desc.wElements + desc.yElements) * desc.elementBytes;
+  let free: number | undefined;
+  try {
+    free = device.memoryInfo?.().free;
+  } catch {
+    free = undefined; // no reading, no cap: the allocation itself reports a shortage, typed
+  }
+  return Object.freeze({ ...pref, maxWorkspaceBytes: autoWorkspaceLimit(tensorBytes, free) });
 }
 
 function checkStream(value: unknown, name: string): StreamLike {
@@ -516,6 +562,7 @@ export class Conv3dPlan {
       released: false,
     };
     const state = (): PassState => ({
+      native: undefined,
       graphs: new Map(),
       last: undefined,
       legacy: undefined,
@@ -605,10 +652,12 @@ export class Conv3dPlan {
       throw new InvalidArgumentError('desc', 'a Conv3dDescriptor', desc);
     }
     desc.validate();
-    let pref = resolvePlanPreference(preference);
+    const asked = resolvePlanPreference(preference);
     const opts = resolveOptions(options);
     checkStream(stream, 'stream');
     const version = loadCudnn();
+    const device = deviceOf(stream);
+    let pref = settleWorkspaceLimit(asked, desc, device);
     const applied: string[] = [];
     let via: Erratum | undefined;
     for (const erratum of errataFor(desc, version, pref)) {
@@ -636,7 +685,6 @@ export class Conv3dPlan {
       }
       applied.push(erratum.id);
     }
-    const device = deviceOf(stream);
     device.makeCurrent?.();
     if (via === undefined) {
       const handle = acquireHandle(device.ordinal, desc.describe());
@@ -713,6 +761,85 @@ export class Conv3dPlan {
   }
 
   // -------------------------------------------------------------------------------------------
+  // our depthwise kernels
+
+  /**
+   * Whether our depthwise kernels run the pass, decided once: forward and backward-data of an
+   * NCDHW depthwise problem, except in pinned mode, or when autotune (now or from its cache)
+   * timed a cuDNN engine faster. An untuned pass takes the tiled (stride-1) kernel only.
+   */
+  #nativeFor(pass: Conv3dPass): NativePass | null {
+    const st = this.#passes[pass];
+    if (st.native !== undefined) return st.native;
+    if (this.preference.algorithm === 'pinned') return (st.native = null);
+    const tuned = st.preferred;
+    if (tuned !== undefined && tuned.engineIndex !== NATIVE_ENGINE_INDEX) return (st.native = null);
+    const candidate = this.#nativeCandidate(pass);
+    // Untuned, only the tiled kernel (measured faster than cuDNN's engines); autotune may time
+    // the gather kernel faster on a strided problem.
+    st.native =
+      candidate !== null && (tuned !== undefined || candidate.launch.kernel === 'tiled')
+        ? candidate
+        : null;
+    return st.native;
+  }
+
+  /** Our kernels for the pass when they apply and load on the device; null otherwise. */
+  #nativeCandidate(pass: Conv3dPass): NativePass | null {
+    const d = this.descriptor;
+    if (pass === 'bwFilter' || depthwiseUnsupported(d) !== null) return null;
+    const kernels = DepthwiseKernels.forDevice(this.#device);
+    if (kernels instanceof Error) {
+      process.emitWarning(
+        `baracuda's depthwise kernels did not load on ${this.#device.name} (${kernels.message}); ${this.#problem} ${pass} runs on cuDNN, which is slower for it`,
+        { type: 'BaracudaWarning', code: 'BARACUDA_DEPTHWISE_KERNELS' },
+      );
+      return null;
+    }
+    const launch = depthwiseLaunch(d, pass);
+    return {
+      kernels,
+      launch,
+      workspaceBytes: 0,
+      info: Object.freeze({
+        path: 'native' as const,
+        name: `baracuda depthwise ${launch.kernel}`,
+        numericalNotes: Object.freeze([]),
+        workspaceBytes: 0,
+        deterministic: true,
+        mathPrecision: intendedMathPrecision(d.element, false),
+      }),
+    };
+  }
+
+  /** Run a pass on our depthwise kernels: no workspace, no cuDNN handle. */
+  #runNative(
+    pass: Conv3dPass,
+    native: NativePass,
+    px: bigint,
+    pw: bigint,
+    py: bigint,
+    args: RunCommon,
+  ): void {
+    const alpha = checkFinite('alpha', args.alpha, 1);
+    const beta = checkFinite('beta', args.beta, 0);
+    const stream = args.stream === undefined ? this.#stream : checkStream(args.stream, 'stream');
+    workspaceSlice(args.workspace); // checked like any other run's, though none is used
+    // fw reads x (px) into y (py); bwData reads dy (py) into dx (px).
+    const [input, output] = pass === 'fw' ? [px, py] : [py, px];
+    native.kernels.run(
+      stream,
+      native.launch,
+      this.descriptor.element,
+      input,
+      pw,
+      output,
+      alpha,
+      beta,
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
   // queries
 
   #checkNotDisposed(): void {
@@ -744,9 +871,11 @@ export class Conv3dPlan {
       this.#checkNotDisposed();
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
+    this.#checkNotDisposed();
+    const native = this.#nativeFor(pass);
+    if (native !== null) return native.info;
     const via = this.#via;
     if (via !== undefined) {
-      this.#checkNotDisposed();
       // The inner NDHWC plan's truth, named as the detour it is.
       return this.#viaInfo(via, pass);
     }
@@ -761,11 +890,13 @@ export class Conv3dPlan {
    */
   precisionGuarantee(): PrecisionGuarantee {
     this.#checkNotDisposed();
-    if (this.#via !== undefined) return this.#via.inner.precisionGuarantee();
     const element = this.descriptor.element;
-    const built = PASSES.map((p) => this.#passes[p].reported).filter(
-      (i): i is AlgorithmInfo => i !== undefined,
-    );
+    // Per pass: our kernel's info, else what the (NDHWC, for a detour) cuDNN plan built.
+    const cudnnPlan = this.#via?.inner ?? this;
+    const built = PASSES.map((p) => {
+      const native = this.#passes[p].native;
+      return native ? native.info : cudnnPlan.#passes[p].reported;
+    }).filter((i): i is AlgorithmInfo => i !== undefined);
     const accumulator = element === ElementKind.F64 ? ElementKind.F64 : ElementKind.F32;
     if (built.length === 0) {
       const deterministic = this.preference.deterministic || this.preference.algorithm === 'pinned';
@@ -897,6 +1028,14 @@ export class Conv3dPlan {
    * one cudnnBackendExecute.
    */
   #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunCommon): void {
+    const native = this.#passes[pass].native;
+    if (native !== null) {
+      const chosen = native ?? this.#nativeFor(pass);
+      if (chosen !== null) {
+        this.#runNative(pass, chosen, px, pw, py, args);
+        return;
+      }
+    }
     const via = this.#via;
     if (via !== undefined) {
       this.#runViaNdhwc(via, pass, px, pw, py, args);
@@ -1137,8 +1276,10 @@ export class Conv3dPlan {
   // choosing per pass
 
   /** The choice for alpha 1, beta 0 and 16-byte aligned pointers (queries, algorithm()). */
-  #defaultChoice(pass: Conv3dPass): GraphExec | LegacyPass {
+  #defaultChoice(pass: Conv3dPass): GraphExec | LegacyPass | NativePass {
     this.#checkNotDisposed();
+    const native = this.#nativeFor(pass);
+    if (native !== null) return native;
     const via = this.#via;
     if (via !== undefined) {
       return via.inner.#defaultChoice(pass);
@@ -1658,8 +1799,12 @@ export class Conv3dPlan {
     const cached = readAutotuneCache(opts.autotuneCachePath).entries[key];
     if (cached) {
       st.preferred = cached;
+      if (cached.engineIndex === NATIVE_ENGINE_INDEX && this.#nativeFor(pass) !== null) return;
       const exec = this.#choice(pass, 1, 0, 16);
-      const wanted = engineName(cached.engineIndex, cached.knobs);
+      const wanted =
+        cached.engineIndex === NATIVE_ENGINE_INDEX
+          ? "baracuda's depthwise kernel"
+          : engineName(cached.engineIndex, cached.knobs);
       if ('variantPacks' in exec && exec.info.name !== wanted) {
         process.emitWarning(
           `The autotune cache's ${wanted} for ${d.describe()} ${pass} is no longer offered; using ${exec.info.name}`,
@@ -1681,7 +1826,23 @@ export class Conv3dPlan {
       return;
     }
     try {
-      const entry = yield* this.#tuneNative(pass, bench, progress);
+      let entry = yield* this.#tuneNative(pass, bench, progress);
+      const native = this.#nativeCandidate(pass);
+      if (native !== null) {
+        const ms = yield* this.#timeNative(pass, native, bench);
+        const wins = entry === null || ms < (entry.timeMs ?? Number.POSITIVE_INFINITY);
+        progress(
+          `${d.describe()} ${pass}: ${native.info.name} ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`,
+        );
+        if (wins) {
+          entry = { engineIndex: NATIVE_ENGINE_INDEX, knobs: [], timeMs: ms };
+          st.preferred = entry;
+          st.native = native;
+          st.reported = native.info;
+        } else {
+          st.native = null;
+        }
+      }
       if (entry !== null) writeAutotuneEntry(opts.autotuneCachePath, key, entry);
     } catch (error) {
       this.#tuneFailed(pass, error);
@@ -1757,38 +1918,58 @@ export class Conv3dPlan {
   }
 
   /**
-   * Time `run`: a warm-up run (lazy loading, caches), then `reps` runs each between two events.
-   * A run that returns false (cuDNN refused it) gives [Infinity]; a warm-up run slower than
-   * `giveUpMs` gives [its time] alone.
+   * Milliseconds per run of `run` as a loop of calls sees it: `reps` runs enqueued back to back
+   * between one pair of events, behind an untimed lead run so that the GPU is busy while the host
+   * enqueues them (timing one run from an idle GPU adds the host's enqueue latency, 10-20 µs, which
+   * ranks 50-100 µs candidates by their host cost). With `giveUpMs`, the lead run is a warm-up
+   * timed on its own first (it loads the engine's kernels): past `giveUpMs`, its time is returned
+   * and nothing more runs; under {@link TUNE_LEAD_RUN_BELOW_MS} another lead run follows it.
+   * Infinity when the first run fails to launch.
    */
   *#timeRuns(
     bench: TuneBench,
     run: () => boolean,
     reps: number,
-    giveUpMs = Number.POSITIVE_INFINITY,
-  ): Generator<TimingEvent, number[], void> {
-    bench.start.record(this.#stream);
-    if (!run()) return [Number.POSITIVE_INFINITY];
-    bench.end.record(this.#stream);
-    yield bench.end;
-    const warm = driver.Event.elapsedMs(bench.start, bench.end);
-    if (warm > giveUpMs) return [warm];
-    const times: number[] = [];
-    for (let r = 0; r < reps; r++) {
+    giveUpMs?: number,
+  ): Generator<TimingEvent, number, void> {
+    if (giveUpMs !== undefined) {
       bench.start.record(this.#stream);
-      run();
+      if (!run()) return Number.POSITIVE_INFINITY;
       bench.end.record(this.#stream);
       yield bench.end;
-      times.push(driver.Event.elapsedMs(bench.start, bench.end));
+      const warm = driver.Event.elapsedMs(bench.start, bench.end);
+      if (warm > giveUpMs) return warm;
+      if (warm < TUNE_LEAD_RUN_BELOW_MS) run();
+    } else if (!run()) {
+      return Number.POSITIVE_INFINITY;
     }
-    return times;
+    bench.start.record(this.#stream);
+    for (let r = 0; r < reps; r++) run();
+    bench.end.record(this.#stream);
+    yield bench.end;
+    return driver.Event.elapsedMs(bench.start, bench.end) / reps;
+  }
+
+  /** Time our depthwise kernel on the tuning operands like any engine (see #timeRuns). */
+  *#timeNative(
+    pass: Conv3dPass,
+    native: NativePass,
+    bench: TuneBench,
+  ): Generator<TimingEvent, number, void> {
+    const [input, output] = pass === 'fw' ? [bench.x, bench.y] : [bench.y, bench.x];
+    const element = this.descriptor.element;
+    const run = () => {
+      native.kernels.run(this.#stream, native.launch, element, input, bench.w, output, 1, 0);
+      return true;
+    };
+    return yield* this.#timeRuns(bench, run, TUNE_REPS);
   }
 
   /**
    * Tune the pass on the graph API: every allowed candidate is timed once after a timed warm-up
-   * run, then the few within {@link TUNE_KEEP_RATIO} of the fastest again ({@link TUNE_REPS} runs,
-   * median), so a slow engine costs two runs rather than six, and a hopeless one (see
-   * {@link tuneGiveUpMs}) one. Installs the winner as the pass's plan and returns its cache entry;
+   * run (see {@link Conv3dPlan.#timeRuns}), then the few within {@link TUNE_KEEP_RATIO} of the
+   * fastest again ({@link TUNE_REPS} runs back to back), so a slow engine costs two runs rather
+   * than seven, and a hopeless one (see {@link tuneGiveUpMs}) one. Installs the winner as the pass's plan and returns its cache entry;
    * null when no graph engine runs it (the pass then uses the legacy fallback).
    */
   *#tuneNative(
@@ -1812,7 +1993,12 @@ export class Conv3dPlan {
           built.push({ c, ...b });
           continue;
         }
-        if (b !== null) this.#destroyBackend(b.plan);
+        if (b !== null) {
+          progress(
+            `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: needs ${mib(b.workspaceBytes)} of workspace, over maxWorkspaceBytes (${mib(this.preference.maxWorkspaceBytes)})`,
+          );
+          this.#destroyBackend(b.plan);
+        }
       }
       this.#destroyBackend(c.cfg);
     }
@@ -1836,7 +2022,7 @@ export class Conv3dPlan {
       const vp = this.#variantPack(bench.x, bench.w, bench.y, bench.workspace(b.workspaceBytes));
       try {
         const run = () => cudnn.cudnnBackendExecute(shared.handle, b.plan, vp) === 0;
-        return median(yield* this.#timeRuns(bench, run, reps, giveUpMs));
+        return yield* this.#timeRuns(bench, run, reps, giveUpMs);
       } finally {
         this.#destroyBackend(vp);
       }

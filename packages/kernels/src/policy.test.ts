@@ -2,7 +2,9 @@ import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { resolvePlanPreference } from './compat.js';
 import {
+  AUTO_WORKSPACE_FLOOR_BYTES,
   alignmentClass,
+  autoWorkspaceLimit,
   engineAllowed,
   engineName,
   engineRejection,
@@ -11,7 +13,6 @@ import {
   MathType,
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
-  median,
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
@@ -20,9 +21,13 @@ import {
   tuneGiveUpMs,
 } from './policy.js';
 
+/** A settled preference; the workspace limit is 1 GiB (the `'auto'` floor) unless given. */
 const pref = (
   p: { deterministic?: boolean; allowTf32?: boolean; maxWorkspaceBytes?: number } = {},
-) => resolvePlanPreference(p);
+) => ({
+  ...resolvePlanPreference(p),
+  maxWorkspaceBytes: p.maxWorkspaceBytes ?? AUTO_WORKSPACE_FLOOR_BYTES,
+});
 
 describe('engine filtering (PyTorch filterEngineConfigs rules)', () => {
   it('keeps a plain engine for every element', () => {
@@ -117,10 +122,6 @@ describe('helpers', () => {
     expect(alignmentClass([0x1000n, 0x2002n], 2)).toBe(2);
     expect(alignmentClass([0x1004n], 4)).toBe(4);
   });
-  it('median', () => {
-    expect(median([5, 1, 3])).toBe(3);
-    expect(median([4, 1, 3, 2])).toBe(2.5);
-  });
   it('random scratch bytes are finite, small values of the right size', () => {
     const f16 = new Uint16Array(randomScratchBytes(ElementKind.F16, 1000).buffer);
     expect(f16.length).toBe(1000);
@@ -180,5 +181,27 @@ describe('engineName', () => {
     expect(KNOB_NAMES.length).toBe(37);
     expect(KNOB_NAMES[24]).toBe('KERNEL_CFG');
     expect(KNOB_NAMES[36]).toBe('LOAD_SIZE');
+  });
+});
+
+describe("the 'auto' workspace limit", () => {
+  const GiB = 2 ** 30;
+  it('is 1 GiB for problems whose tensors are under 512 MiB', () => {
+    expect(AUTO_WORKSPACE_FLOOR_BYTES).toBe(GiB);
+    expect(autoWorkspaceLimit(0, undefined)).toBe(GiB);
+    expect(autoWorkspaceLimit(GiB / 2, undefined)).toBe(GiB);
+  });
+  it('is twice the tensor bytes above that', () => {
+    // 2×32×128³ TF32: x and y 512 MiB each; its tensor-core engines want 1,024.1 MiB.
+    const tensors = 2 * 512 * 2 ** 20 + 32 * 32 * 27 * 4;
+    expect(autoWorkspaceLimit(tensors, undefined)).toBe(2 * tensors);
+    expect(autoWorkspaceLimit(tensors, undefined)).toBeGreaterThan(1024.1 * 2 ** 20);
+  });
+  it('is at most half the free device memory', () => {
+    expect(autoWorkspaceLimit(4 * GiB, 100 * GiB)).toBe(8 * GiB);
+    expect(autoWorkspaceLimit(4 * GiB, 10 * GiB)).toBe(5 * GiB);
+    expect(autoWorkspaceLimit(0, GiB)).toBe(GiB / 2);
+    expect(autoWorkspaceLimit(0, 3)).toBe(1);
+    expect(autoWorkspaceLimit(0, 0)).toBe(0);
   });
 });

@@ -79,6 +79,26 @@ export function engineName(
   return `engine ${engineIndex} (${choices.join(' ')})`;
 }
 
+/** The floor of the `'auto'` workspace limit: 1 GiB, the fixed default before `'auto'`. */
+export const AUTO_WORKSPACE_FLOOR_BYTES = 2 ** 30;
+
+/**
+ * The workspace limit `'auto'` stands for: the larger of {@link AUTO_WORKSPACE_FLOOR_BYTES} and
+ * twice the bytes of the problem's tensors (cuDNN's NCDHW tensor-core engines stage transposed
+ * copies of the activations in their workspace: 1,024.1 MiB for a 2×32×128³ TF32 problem whose x
+ * and y are 512 MiB each), but at most half of `freeBytes`, the device memory free at selection
+ * (undefined: not known, no cap).
+ */
+export function autoWorkspaceLimit(tensorBytes: number, freeBytes: number | undefined): number {
+  const wanted = Math.max(AUTO_WORKSPACE_FLOOR_BYTES, 2 * tensorBytes);
+  return freeBytes === undefined ? wanted : Math.min(wanted, Math.floor(freeBytes / 2));
+}
+
+/** A byte count for a message: `512.0 MiB`. */
+export function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
 /** The part of a preference that filters engines. */
 export type EngineFilter = Pick<ResolvedPlanPreference, 'deterministic' | 'allowTf32'>;
 
@@ -208,13 +228,6 @@ export function alignmentClass(pointers: readonly bigint[], elementBytes: number
     if (p !== 0n && p % 16n !== 0n) return elementBytes;
   }
   return 16;
-}
-
-/** Median of a non-empty list. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**

@@ -111,6 +111,8 @@ export interface DeviceLike {
   readonly arch?: string;
   /** Make the device's primary context current on this thread (cuDNN uses the current context). */
   makeCurrent?(): void;
+  /** Free and total device memory now (`cuMemGetInfo`). */
+  memoryInfo?(): { readonly free: number; readonly total: number };
 }
 export interface OwnedBuffer extends DeviceSlice {
   dispose(): void;
@@ -137,6 +139,9 @@ export interface KernelParamsLike {
   reset(): this;
   ptr(v: bigint): this;
   u64(v: bigint | number): this;
+  i32(v: number): this;
+  f32(v: number): this;
+  f64(v: number): this;
   bytes(): Uint8Array;
 }
 interface DriverSys {

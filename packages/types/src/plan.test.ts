@@ -12,7 +12,7 @@ const KEYS = 'maxWorkspaceBytes, algorithm, deterministic, allowTf32, preferBack
 describe('DEFAULT_PLAN_PREFERENCE', () => {
   it('holds the documented defaults and is frozen', () => {
     expect(DEFAULT_PLAN_PREFERENCE).toEqual({
-      maxWorkspaceBytes: 1073741824,
+      maxWorkspaceBytes: 'auto',
       algorithm: 'heuristic',
       deterministic: false,
       allowTf32: false,
@@ -50,6 +50,8 @@ describe('resolvePlanPreference', () => {
     expect(
       resolvePlanPreference({ maxWorkspaceBytes: Number.MAX_SAFE_INTEGER }).maxWorkspaceBytes,
     ).toBe(Number.MAX_SAFE_INTEGER);
+    expect(resolvePlanPreference({ maxWorkspaceBytes: 'auto' }).maxWorkspaceBytes).toBe('auto');
+    expect(resolvePlanPreference({ maxWorkspaceBytes: 4096 }).maxWorkspaceBytes).toBe(4096);
     expect(resolvePlanPreference({ algorithm: 'pinned', allowTf32: true })).toMatchObject({
       algorithm: 'pinned',
       allowTf32: true,
@@ -59,19 +61,23 @@ describe('resolvePlanPreference', () => {
   it.each([
     [
       { maxWorkspaceBytes: -1 },
-      'Expected a non-negative integer for maxWorkspaceBytes but received -1 of type number',
+      "Expected 'auto' or a non-negative integer for maxWorkspaceBytes but received -1 of type number",
     ],
     [
       { maxWorkspaceBytes: 1.5 },
-      'Expected a non-negative integer for maxWorkspaceBytes but received 1.5 of type number',
+      "Expected 'auto' or a non-negative integer for maxWorkspaceBytes but received 1.5 of type number",
     ],
     [
       { maxWorkspaceBytes: 1024n },
-      'Expected a non-negative integer for maxWorkspaceBytes but received 1024n of type bigint',
+      "Expected 'auto' or a non-negative integer for maxWorkspaceBytes but received 1024n of type bigint",
     ],
     [
       { maxWorkspaceBytes: Number.POSITIVE_INFINITY },
-      'Expected a non-negative integer for maxWorkspaceBytes but received Infinity of type number',
+      "Expected 'auto' or a non-negative integer for maxWorkspaceBytes but received Infinity of type number",
+    ],
+    [
+      { maxWorkspaceBytes: 'AUTO' },
+      'Expected \'auto\' or a non-negative integer for maxWorkspaceBytes but received "AUTO" of type string',
     ],
     [
       { algorithm: 'fastest' },

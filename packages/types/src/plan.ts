@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from './errors.js';
 import { BackendKind } from './sku.js';
 import { DEVICE_SLICE_EXPECTED, type DeviceSlice, isDeviceSlice } from './tensor.js';
-import { expectBoolean, expectInteger, expectOneOf } from './validate.js';
+import { expectBoolean, expectOneOf } from './validate.js';
 
 /** How a plan picks its algorithm. */
 export type PlanAlgorithm = 'heuristic' | 'autotune' | 'pinned';
@@ -19,9 +19,12 @@ export interface PlanPreference {
   /**
    * The most workspace, in bytes, the caller will provide. Algorithms that need more are not
    * considered. `0` allows only workspace-free algorithms; `Number.MAX_SAFE_INTEGER` lifts the cap.
-   * Defaults to `1073741824` (1 GiB).
+   * `'auto'` lets the backend size it per problem when the plan is selected (conv3d: the larger of
+   * 1 GiB and twice the bytes of the problem's three tensors, and at most half the device memory
+   * free at selection), because the fastest engines on large volumes stage transposed copies of
+   * the activations in their workspace. Defaults to `'auto'`.
    */
-  readonly maxWorkspaceBytes: number;
+  readonly maxWorkspaceBytes: number | 'auto';
   /**
    * `'heuristic'`: take the library's first heuristic choice that fits (fast, no GPU time).
    * `'autotune'`: time the candidates on the GPU at selection and keep the fastest.
@@ -46,7 +49,7 @@ export interface PlanPreference {
 
 /** The preference used when none is given. Frozen. */
 export const DEFAULT_PLAN_PREFERENCE: PlanPreference = Object.freeze({
-  maxWorkspaceBytes: 1073741824,
+  maxWorkspaceBytes: 'auto',
   algorithm: 'heuristic',
   deterministic: false,
   allowTf32: false,
@@ -61,8 +64,8 @@ const BACKEND_KINDS: readonly BackendKind[] = Object.freeze(Object.values(Backen
 /**
  * Fill a partial preference with the defaults and check every field, returning a frozen
  * {@link PlanPreference}. A key set to `undefined` takes its default. Throws
- * `InvalidArgumentError` for an unknown key, a `maxWorkspaceBytes` that is not a non-negative
- * integer, an unknown algorithm or backend, or a flag that is not a boolean.
+ * `InvalidArgumentError` for an unknown key, a `maxWorkspaceBytes` that is neither `'auto'` nor a
+ * non-negative integer, an unknown algorithm or backend, or a flag that is not a boolean.
  */
 export function resolvePlanPreference(partial?: Partial<PlanPreference>): PlanPreference {
   if (partial === undefined) return DEFAULT_PLAN_PREFERENCE;
@@ -74,7 +77,7 @@ export function resolvePlanPreference(partial?: Partial<PlanPreference>): PlanPr
     partial[key] === undefined ? DEFAULT_PLAN_PREFERENCE[key] : partial[key];
   const preferBackend = pick('preferBackend');
   return Object.freeze({
-    maxWorkspaceBytes: expectInteger('maxWorkspaceBytes', pick('maxWorkspaceBytes'), { min: 0 }),
+    maxWorkspaceBytes: expectWorkspaceLimit(pick('maxWorkspaceBytes')),
     algorithm: expectOneOf('algorithm', pick('algorithm'), PLAN_ALGORITHMS),
     deterministic: expectBoolean('deterministic', pick('deterministic')),
     allowTf32: expectBoolean('allowTf32', pick('allowTf32')),
@@ -83,6 +86,13 @@ export function resolvePlanPreference(partial?: Partial<PlanPreference>): PlanPr
         ? undefined
         : expectOneOf('preferBackend', preferBackend, BACKEND_KINDS),
   });
+}
+
+/** `'auto'`, or a non-negative safe integer. */
+function expectWorkspaceLimit(value: unknown): number | 'auto' {
+  if (value === 'auto') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new InvalidArgumentError('maxWorkspaceBytes', "'auto' or a non-negative integer", value);
 }
 
 /**

@@ -51,7 +51,7 @@ export interface BenchOptions {
   torchTimeoutS: number;
   /**
    * Workspace limit of our plans, in bytes (`--max-workspace-mib`); PyTorch takes what is free.
-   * Defaults to `undefined` (the library's default, 1 GiB).
+   * Defaults to `undefined` (the library's default, `'auto'`).
    */
   maxWorkspaceBytes: number | undefined;
   /** Fewer cases, shorter warm-up, tighter budgets: fits one comparison in ~3-4 minutes. Defaults to `false`. */
@@ -92,7 +92,7 @@ Options:
   --python <exe>            python with torch (default: python3)
   --torch-script <file>     path of torch_conv3d_bench.py (default: found automatically)
   --torch-timeout-s <n>     kill the PyTorch script after n seconds (default: 420)
-  --max-workspace-mib <n>   workspace limit of our plans in MiB (default: the library's, 1024)
+  --max-workspace-mib <n>   workspace limit of our plans in MiB (default: the library's 'auto')
   --out <dir>               output folder (default: packages/conformance/bench-results)
   --label <text>            label for this run, in the outputs and file names
   --quick                   representative cases, warm-up 3, pinned budget 500 ms, time budget 150 s

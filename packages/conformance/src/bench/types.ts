@@ -152,7 +152,7 @@ export interface BenchReport {
     modes: BenchMode[];
     f64MaxMacs: number;
     pinnedBudgetMs: number;
-    /** Our plans' workspace limit in bytes; absent: the library's default (1 GiB). */
+    /** Our plans' workspace limit in bytes; absent: the library's default, `'auto'`. */
     maxWorkspaceBytes?: number;
     rotateBelowBytes: number;
   };

@@ -1,0 +1,221 @@
+// Depthwise 3-D convolution (groups == C_in == C_out) in NCDHW: the forward and backward-data
+// passes of Conv3dPlan's 'native' path (see src/depthwise.ts). cuDNN has no fast kernel for it
+// (on an H200 its best engines took 2.3x PyTorch's own depthwise kernel on X3D's layer).
+//
+//   forward   y[n,c,o]  = alpha * sum_k w[c,k] * x[n,c, o*s - p + k*d] + beta * y[n,c,o]
+//   bwData    dx[n,c,i] = alpha * sum_{k, o*s = i + p - k*d} w[c,k] * dy[n,c,o] + beta * dx[n,c,i]
+//
+// Two kernels per element type:
+// - `tiled` (stride 1): a block computes a 16x32 tile of one output plane; for each filter depth
+//   it stages the input rows the tile needs in shared memory (converted to the accumulator type)
+//   and every thread sums its two outputs from there. With `flip` it runs the filter reversed,
+//   which is backward-data of a stride-1 convolution with padding d*(k-1) - p.
+// - `gather`: one thread per output element, any stride, padding and dilation (both passes).
+// Accumulation is in f32 (f64 for f64). Each output is summed by one thread in a fixed order, so
+// results are deterministic. beta == 0 never reads the output (it may hold NaN).
+// Offsets are 64-bit; extents are 32-bit (Conv3dDescriptor checks they fit).
+//
+// Regenerate src/depthwise-ptx.ts with `node scripts/gen-ptx.mjs` (needs nvcc); a test checks it
+// is current whenever nvcc is present.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace baracuda_depthwise {
+
+typedef long long i64;
+
+__device__ __forceinline__ float toAcc(float v) { return v; }
+__device__ __forceinline__ double toAcc(double v) { return v; }
+__device__ __forceinline__ float toAcc(__half v) { return __half2float(v); }
+__device__ __forceinline__ float toAcc(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T>
+__device__ __forceinline__ T fromAcc(float v);
+template <>
+__device__ __forceinline__ float fromAcc<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half fromAcc<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 fromAcc<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+template <typename T, typename Acc>
+__device__ __forceinline__ void store(T* out, i64 at, Acc acc, Acc alpha, Acc beta) {
+  Acc v = alpha * acc;
+  if (beta != Acc(0)) v += beta * toAcc(out[at]);
+  out[at] = fromAcc<T>(v);
+}
+template <>
+__device__ __forceinline__ void store<double, double>(double* out, i64 at, double acc,
+                                                      double alpha, double beta) {
+  double v = alpha * acc;
+  if (beta != 0.0) v += beta * out[at];
+  out[at] = v;
+}
+
+constexpr int kTileW = 32;
+constexpr int kRowsPerPass = 8;
+constexpr int kOutRows = 2;  // outputs per thread, kRowsPerPass apart
+constexpr int kTileH = kRowsPerPass * kOutRows;
+
+// grid: (tilesH * tilesW, min(outD, 65535), min(planes, 65535)); block (32, 8);
+// dynamic shared memory: (kD*kH*kW + rowsIn*colsIn) * sizeof(Acc), rowsIn = 16 + (kH-1)*dH,
+// colsIn = 32 + (kW-1)*dW. `in`/`out` extents are the operands of this launch (x/y forward,
+// dy/dx backward-data); pads are the forward pads, or d*(k-1) - p with flip.
+template <typename T, typename Acc>
+__device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restrict__ w,
+                                      T* __restrict__ out, i64 planes, int channels, int inD,
+                                      int inH, int inW, int outD, int outH, int outW, int kD,
+                                      int kH, int kW, int pD, int pH, int pW, int dD, int dH,
+                                      int dW, int flip, int tilesW, Acc alpha, Acc beta) {
+  extern __shared__ unsigned char smemBytes[];
+  Acc* taps = reinterpret_cast<Acc*>(smemBytes);
+  const int nTaps = kD * kH * kW;
+  Acc* patch = taps + nTaps;
+  const int rowsIn = kTileH + (kH - 1) * dH;
+  const int colsIn = kTileW + (kW - 1) * dW;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kTileW + tx;
+  const int oh0 = (blockIdx.x / tilesW) * kTileH;
+  const int ow0 = (blockIdx.x % tilesW) * kTileW;
+  const i64 inPlane = (i64)inD * inH * inW;
+  const i64 outPlane = (i64)outD * outH * outW;
+  for (i64 plane = blockIdx.z; plane < planes; plane += gridDim.z) {
+    const int c = (int)(plane % channels);
+    __syncthreads();  // the previous plane's taps and patch are no longer read
+    for (int t = tid; t < nTaps; t += kTileW * kRowsPerPass) {
+      taps[t] = toAcc(w[(i64)c * nTaps + (flip ? nTaps - 1 - t : t)]);
+    }
+    const T* src = in + plane * inPlane;
+    for (int od = blockIdx.y; od < outD; od += gridDim.y) {
+      Acc acc[kOutRows];
+#pragma unroll
+      for (int r = 0; r < kOutRows; r++) acc[r] = Acc(0);
+      for (int kd = 0; kd < kD; kd++) {
+        const int id = od - pD + kd * dD;
+        if (id < 0 || id >= inD) continue;  // the same for the whole block
+        __syncthreads();                    // the previous slice is no longer read
+        const T* slice = src + (i64)id * inH * inW;
+        for (int r = ty; r < rowsIn; r += kRowsPerPass) {
+          const int ih = oh0 - pH + r;
+          const bool rowIn = ih >= 0 && ih < inH;
+          for (int col = tx; col < colsIn; col += kTileW) {
+            const int iw = ow0 - pW + col;
+            patch[r * colsIn + col] =
+                rowIn && iw >= 0 && iw < inW ? toAcc(slice[(i64)ih * inW + iw]) : Acc(0);
+          }
+        }
+        __syncthreads();
+        const Acc* tapD = taps + kd * kH * kW;
+#pragma unroll
+        for (int r = 0; r < kOutRows; r++) {
+          const Acc* base = patch + (ty + r * kRowsPerPass) * colsIn + tx;
+          Acc sum = acc[r];
+          for (int kh = 0; kh < kH; kh++) {
+            const Acc* row = base + kh * dH * colsIn;
+            const Acc* tapH = tapD + kh * kW;
+            for (int kw = 0; kw < kW; kw++) sum += row[kw * dW] * tapH[kw];
+          }
+          acc[r] = sum;
+        }
+      }
+      T* dst = out + plane * outPlane + (i64)od * outH * outW;
+      const int ow = ow0 + tx;
+#pragma unroll
+      for (int r = 0; r < kOutRows; r++) {
+        const int oh = oh0 + ty + r * kRowsPerPass;
+        if (oh < outH && ow < outW) store<T, Acc>(dst, (i64)oh * outW + ow, acc[r], alpha, beta);
+      }
+    }
+  }
+}
+
+// One thread per output element (grid-stride). backward == 0: forward (in = x, out = y);
+// backward == 1: backward-data (in = dy, out = dx), summing the taps whose forward window hits
+// the element. in*/out* are this launch's operand extents; strides, pads and dilations are the
+// forward convolution's.
+template <typename T, typename Acc>
+__device__ __forceinline__ void gather(const T* __restrict__ in, const T* __restrict__ w,
+                                       T* __restrict__ out, i64 planes, int channels, int inD,
+                                       int inH, int inW, int outD, int outH, int outW, int kD,
+                                       int kH, int kW, int sD, int sH, int sW, int pD, int pH,
+                                       int pW, int dD, int dH, int dW, int backward, Acc alpha,
+                                       Acc beta) {
+  const i64 outPlane = (i64)outD * outH * outW;
+  const i64 total = planes * outPlane;
+  const int nTaps = kD * kH * kW;
+  for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (i64)gridDim.x * blockDim.x) {
+    const i64 plane = e / outPlane;
+    i64 rest = e - plane * outPlane;
+    const int o0 = (int)(rest / ((i64)outH * outW));
+    rest -= (i64)o0 * outH * outW;
+    const int o1 = (int)(rest / outW);
+    const int o2 = (int)(rest - (i64)o1 * outW);
+    const int c = (int)(plane % channels);
+    const T* src = in + plane * ((i64)inD * inH * inW);
+    const T* taps = w + (i64)c * nTaps;
+    Acc acc = Acc(0);
+    for (int kd = 0; kd < kD; kd++) {
+      int a;
+      if (backward) {
+        const int num = o0 + pD - kd * dD;
+        if (num < 0 || num % sD != 0) continue;
+        a = num / sD;
+      } else {
+        a = o0 * sD - pD + kd * dD;
+      }
+      if (a < 0 || a >= inD) continue;
+      for (int kh = 0; kh < kH; kh++) {
+        int b;
+        if (backward) {
+          const int num = o1 + pH - kh * dH;
+          if (num < 0 || num % sH != 0) continue;
+          b = num / sH;
+        } else {
+          b = o1 * sH - pH + kh * dH;
+        }
+        if (b < 0 || b >= inH) continue;
+        for (int kw = 0; kw < kW; kw++) {
+          int cc;
+          if (backward) {
+            const int num = o2 + pW - kw * dW;
+            if (num < 0 || num % sW != 0) continue;
+            cc = num / sW;
+          } else {
+            cc = o2 * sW - pW + kw * dW;
+          }
+          if (cc < 0 || cc >= inW) continue;
+          acc += toAcc(src[((i64)a * inH + b) * inW + cc]) * toAcc(taps[(kd * kH + kh) * kW + kw]);
+        }
+      }
+    }
+    store<T, Acc>(out, e, acc, alpha, beta);
+  }
+}
+
+}  // namespace baracuda_depthwise
+
+#define BARACUDA_DEPTHWISE(SUFFIX, T, ACC)                                                     \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_tiled_##SUFFIX(         \
+      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
+      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int pD, int pH, int pW,   \
+      int dD, int dH, int dW, int flip, int tilesW, ACC alpha, ACC beta) {                     \
+    baracuda_depthwise::tiled<T, ACC>(in, w, out, planes, channels, inD, inH, inW, outD, outH, \
+                                      outW, kD, kH, kW, pD, pH, pW, dD, dH, dW, flip, tilesW,  \
+                                      alpha, beta);                                            \
+  }                                                                                            \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_gather_##SUFFIX(        \
+      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
+      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
+      int pD, int pH, int pW, int dD, int dH, int dW, int backward, ACC alpha, ACC beta) {     \
+    baracuda_depthwise::gather<T, ACC>(in, w, out, planes, channels, inD, inH, inW, outD,      \
+                                       outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, \
+                                       dW, backward, alpha, beta);                             \
+  }
+
+BARACUDA_DEPTHWISE(f32, float, float)
+BARACUDA_DEPTHWISE(f64, double, double)
+BARACUDA_DEPTHWISE(f16, __half, float)
+BARACUDA_DEPTHWISE(bf16, __nv_bfloat16, float)

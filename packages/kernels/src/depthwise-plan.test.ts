@@ -1,0 +1,249 @@
+/**
+ * How Conv3dPlan picks and runs our depthwise kernels (the 'native' path), against the fake
+ * libcudnn.so.9 of @baracuda/cudnn-sys (cuDNN 9.14.0) and a fake module loader in place of the
+ * CUDA driver: which passes take them, how a run hands its operands over, and what autotune's
+ * cache makes of them. The kernels' arithmetic is checked in depthwise.test.ts (host mirror) and
+ * on the GPU by the conformance suites.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ElementKind } from '@baracuda/types';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
+import { resolvePlanPreference } from './compat.js';
+import { DepthwiseKernels } from './depthwise.js';
+import { Conv3dDescriptor } from './descriptor.js';
+import {
+  fakeDevice as device,
+  fakeStream as stream,
+  useFakeCudnn,
+} from './fake-cudnn.test-helpers.js';
+import { Conv3dPlan } from './plan.js';
+
+const fake = useFakeCudnn();
+// One graph-API engine, so the passes left to cuDNN build (the fake has few legacy functions).
+const savedEngines = process.env.FAKE_CUDNN_ENGINES;
+process.env.FAKE_CUDNN_ENGINES = '0';
+afterAll(() => {
+  if (savedEngines === undefined) delete process.env.FAKE_CUDNN_ENGINES;
+  else process.env.FAKE_CUDNN_ENGINES = savedEngines;
+});
+
+/** n=1, 4 channels, groups 4, 4×5×6, 3×3×3 pad 1. */
+function depthwise(element: ElementKind = ElementKind.F32, layout: 'ncdhw' | 'ndhwc' = 'ncdhw') {
+  return Conv3dDescriptor.create({
+    batch: 1,
+    cIn: 4,
+    dIn: 4,
+    hIn: 5,
+    wIn: 6,
+    cOut: 4,
+    dFilt: 3,
+    hFilt: 3,
+    wFilt: 3,
+    element,
+  })
+    .withPadding(1, 1, 1)
+    .withGroups(4)
+    .withLayout(layout);
+}
+
+interface Launch {
+  name: string;
+  params: Uint8Array;
+}
+let launches: Launch[];
+let warnings: { message: string; code: string | undefined }[];
+
+/** Loads the fake module into DepthwiseKernels' per-device cache (ordinal 0, the fake device). */
+function primeKernels(works: boolean) {
+  DepthwiseKernels.resetForTests();
+  DepthwiseKernels.forDevice(device, () => {
+    if (!works) throw new Error('PTX JIT failed');
+    return {
+      getFunction: (name: string) => ({
+        launch: (_s: unknown, _g: unknown, _b: unknown, _shared: number, params: Uint8Array) => {
+          launches.push({ name, params: params.slice() });
+        },
+      }),
+    };
+  });
+}
+
+/** The three pointers a launch was given (in, w, out). */
+function pointers(l: Launch): bigint[] {
+  const v = new DataView(l.params.buffer, l.params.byteOffset, l.params.byteLength);
+  return [0, 8, 16].map((o) => v.getBigUint64(o, true));
+}
+
+beforeEach(() => {
+  launches = [];
+  warnings = [];
+  vi.spyOn(process, 'emitWarning').mockImplementation(((
+    message: string,
+    options?: { code?: string },
+  ) => {
+    warnings.push({ message, code: options?.code });
+  }) as typeof process.emitWarning);
+  primeKernels(true);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  DepthwiseKernels.resetForTests();
+});
+
+const slice = (ptr: bigint) => ({ devicePtr: ptr, byteLength: 1 << 20 });
+
+describe.skipIf(fake === null)(
+  'the native depthwise path (fake library; skipped where no C compiler is found)',
+  () => {
+    it('heuristic: forward and backward-data on our kernels, backward-filter on cuDNN', () => {
+      const plan = Conv3dPlan.selectSync(stream, depthwise());
+      const fw = plan.algorithm('fw');
+      expect(fw).toEqual({
+        path: 'native',
+        name: 'baracuda depthwise tiled',
+        numericalNotes: [],
+        workspaceBytes: 0,
+        deterministic: true,
+        mathPrecision: 'f32',
+      });
+      expect(plan.algorithm('bwData').path).toBe('native');
+      expect(plan.algorithm('bwFilter').path).not.toBe('native');
+      expect(plan.queryFwWorkspaceSize()).toBe(0);
+      expect(plan.queryBwDataWorkspaceSize()).toBe(0);
+      // Forward reads x into y; backward-data reads dy into dx.
+      plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
+      plan.runBwData({ w: slice(0x2000n), dy: slice(0x3000n), dx: slice(0x1000n), alpha: 2 });
+      expect(launches.map((l) => l.name)).toEqual([
+        'baracuda_depthwise_tiled_f32',
+        'baracuda_depthwise_tiled_f32',
+      ]);
+      expect(pointers(launches[0]!)).toEqual([0x1000n, 0x2000n, 0x3000n]);
+      expect(pointers(launches[1]!)).toEqual([0x3000n, 0x2000n, 0x1000n]);
+      // Arguments are checked as on every path.
+      expect(() =>
+        plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n), beta: Number.NaN }),
+      ).toThrow('beta');
+      expect(launches).toHaveLength(2);
+      plan.dispose();
+      expect(warnings).toEqual([]);
+    });
+
+    it('f64 launches the f64 kernel; untuned, a strided problem stays on cuDNN', () => {
+      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F64));
+      expect(plan.algorithm('fw').name).toBe('baracuda depthwise tiled');
+      expect(plan.precisionGuarantee()).toMatchObject({
+        mathPrecision: 'f64',
+        deterministic: true,
+      });
+      plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled_f64']);
+      plan.dispose();
+      // The gather kernel (any stride) runs only where autotune timed it faster (below).
+      const strided = Conv3dPlan.selectSync(stream, depthwise().withStride(2, 2, 2));
+      expect(strided.algorithm('fw').path).not.toBe('native');
+      expect(strided.algorithm('bwData').path).not.toBe('native');
+      strided.dispose();
+    });
+
+    it('pinned mode, NDHWC and grouped (not depthwise) problems stay on cuDNN', () => {
+      const pinned = Conv3dPlan.selectSync(stream, depthwise(), { algorithm: 'pinned' });
+      expect(pinned.algorithm('fw').path).toBe('legacy');
+      pinned.dispose();
+      const ndhwc = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ndhwc'));
+      expect(ndhwc.algorithm('fw').path).not.toBe('native');
+      ndhwc.dispose();
+      const grouped = Conv3dPlan.selectSync(
+        stream,
+        Conv3dDescriptor.create({ ...depthwise(), cOut: 8 }).withGroups(4),
+      );
+      expect(grouped.algorithm('fw').path).not.toBe('native');
+      grouped.dispose();
+      expect(launches).toEqual([]);
+    });
+
+    it('f16 NCDHW on cuDNN 9.14 runs our kernels ahead of the erratum detour', () => {
+      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F16));
+      expect(plan.errataApplied).toEqual(['cudnn-9.8-conv3d-half-ncdhw']);
+      expect(plan.algorithm('fw').name).toBe('baracuda depthwise tiled');
+      expect(plan.algorithm('bwFilter').name).toContain('via NDHWC');
+      plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled_f16']);
+      plan.dispose();
+    });
+
+    it('kernels that do not load leave the passes to cuDNN, with a warning', () => {
+      primeKernels(false);
+      const plan = Conv3dPlan.selectSync(stream, depthwise());
+      expect(plan.algorithm('fw').path).not.toBe('native');
+      expect(warnings.map((w) => w.code)).toEqual(['BARACUDA_DEPTHWISE_KERNELS']);
+      expect(warnings[0]!.message).toContain('PTX JIT failed');
+      plan.dispose();
+    });
+
+    it("autotune's cache: a native entry runs our kernel; a cuDNN entry keeps cuDNN", async () => {
+      const path = join(mkdtempSync(join(tmpdir(), 'baracuda-depthwise-plan-')), 'autotune.json');
+      const preference = resolvePlanPreference({ algorithm: 'autotune' });
+      const key = (pass: 'fw' | 'bwData') =>
+        autotuneKey({
+          problem: depthwise().describe(),
+          pass,
+          scalingKind: 'f32',
+          deterministic: preference.deterministic,
+          allowTf32: preference.allowTf32,
+          deviceName: device.name,
+          computeCapability: device.computeCapability,
+          cudnnVersion: 91400,
+        });
+      expect(writeAutotuneEntry(path, key('fw'), { engineIndex: -1, knobs: [] })).toBe(true);
+      expect(writeAutotuneEntry(path, key('bwData'), { engineIndex: 0, knobs: [] })).toBe(true);
+      const plan = await Conv3dPlan.select(
+        stream,
+        depthwise(),
+        { algorithm: 'autotune' },
+        { passes: ['fw', 'bwData'], autotuneCachePath: path },
+      );
+      expect(plan.algorithm('fw').path).toBe('native');
+      expect(plan.algorithm('bwData').path).not.toBe('native');
+      expect(warnings).toEqual([]);
+      plan.dispose();
+      // A strided problem whose cache names our kernel runs the gather kernel.
+      const strided = depthwise().withStride(2, 2, 2);
+      const stridedKey = autotuneKey({
+        problem: strided.describe(),
+        pass: 'fw',
+        scalingKind: 'f32',
+        deterministic: preference.deterministic,
+        allowTf32: preference.allowTf32,
+        deviceName: device.name,
+        computeCapability: device.computeCapability,
+        cudnnVersion: 91400,
+      });
+      expect(writeAutotuneEntry(path, stridedKey, { engineIndex: -1, knobs: [] })).toBe(true);
+      const gathering = await Conv3dPlan.select(
+        stream,
+        strided,
+        { algorithm: 'autotune' },
+        { passes: ['fw'], autotuneCachePath: path },
+      );
+      expect(gathering.algorithm('fw').name).toBe('baracuda depthwise gather');
+      gathering.dispose();
+      // The cache names our kernel, which does not load here: the heuristics choose, with a warning.
+      primeKernels(false);
+      const fallback = await Conv3dPlan.select(
+        stream,
+        depthwise(),
+        { algorithm: 'autotune' },
+        { passes: ['fw'], autotuneCachePath: path },
+      );
+      expect(fallback.algorithm('fw').path).not.toBe('native');
+      expect(warnings.map((w) => w.code)).toContain('BARACUDA_AUTOTUNE_STALE');
+      expect(warnings.find((w) => w.code === 'BARACUDA_AUTOTUNE_STALE')!.message).toContain(
+        "baracuda's depthwise kernel",
+      );
+      fallback.dispose();
+    });
+  },
+);

@@ -1,0 +1,294 @@
+import { KernelParams } from '@baracuda/driver';
+import { ElementKind } from '@baracuda/types';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  DepthwiseKernels,
+  depthwiseHost,
+  depthwiseLaunch,
+  depthwiseUnsupported,
+} from './depthwise.js';
+import { DEPTHWISE_PTX } from './depthwise-ptx.js';
+import { Conv3dDescriptor } from './descriptor.js';
+
+type Triple = [number, number, number];
+interface Case {
+  c: number;
+  n?: number;
+  in: Triple;
+  k: Triple;
+  pad?: Triple;
+  stride?: Triple;
+  dil?: Triple;
+  element?: ElementKind;
+}
+
+function desc(t: Case): Conv3dDescriptor {
+  const pad = t.pad ?? [0, 0, 0];
+  const stride = t.stride ?? [1, 1, 1];
+  const dil = t.dil ?? [1, 1, 1];
+  return Conv3dDescriptor.create({
+    batch: t.n ?? 1,
+    cIn: t.c,
+    cOut: t.c,
+    dIn: t.in[0],
+    hIn: t.in[1],
+    wIn: t.in[2],
+    dFilt: t.k[0],
+    hFilt: t.k[1],
+    wFilt: t.k[2],
+    element: t.element ?? ElementKind.F32,
+  })
+    .withPadding(...pad)
+    .withStride(...stride)
+    .withDilation(...dil)
+    .withGroups(t.c);
+}
+
+/** Seeded values in [-1, 1), never all zero. */
+function random(count: number, seed: number): Float64Array {
+  let s = seed >>> 0 || 1;
+  return Float64Array.from({ length: count }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 31 - 1;
+  });
+}
+
+/**
+ * The passes by their definition, independent of the kernels' formulation: forward sums each
+ * output's window; backward-data scatters each (output, tap) pair back to the input it read.
+ */
+function direct(d: Conv3dDescriptor, x: Float64Array, w: Float64Array, dy: Float64Array) {
+  const [oD, oH, oW] = d.outputDims();
+  const [iD, iH, iW] = [d.dIn, d.hIn, d.wIn];
+  const [kD, kH, kW] = [d.dFilt, d.hFilt, d.wFilt];
+  const y = new Float64Array(d.yElements);
+  const dx = new Float64Array(d.xElements);
+  for (let plane = 0; plane < d.batch * d.cIn; plane++) {
+    const c = plane % d.cIn;
+    for (let o0 = 0; o0 < oD; o0++)
+      for (let o1 = 0; o1 < oH; o1++)
+        for (let o2 = 0; o2 < oW; o2++) {
+          const yi = plane * oD * oH * oW + (o0 * oH + o1) * oW + o2;
+          for (let a = 0; a < kD; a++)
+            for (let b = 0; b < kH; b++)
+              for (let e = 0; e < kW; e++) {
+                const i0 = o0 * d.strideD - d.padD + a * d.dilationD;
+                const i1 = o1 * d.strideH - d.padH + b * d.dilationH;
+                const i2 = o2 * d.strideW - d.padW + e * d.dilationW;
+                if (i0 < 0 || i0 >= iD || i1 < 0 || i1 >= iH || i2 < 0 || i2 >= iW) continue;
+                const xi = plane * iD * iH * iW + (i0 * iH + i1) * iW + i2;
+                const tap = w[c * kD * kH * kW + (a * kH + b) * kW + e]!;
+                y[yi]! += x[xi]! * tap;
+                dx[xi]! += dy[yi]! * tap;
+              }
+        }
+  }
+  return { y, dx };
+}
+
+function maxAbsDiff(a: Float64Array, b: Float64Array): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
+  return m;
+}
+
+const CASES: [string, Case, 'tiled' | 'gather', 'tiled' | 'gather'][] = [
+  [
+    '3×3×3 pad 1 (X3D)',
+    { c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
+    'tiled',
+    'tiled',
+  ],
+  [
+    'planes wider and taller than one tile',
+    { c: 2, in: [3, 37, 70], k: [3, 3, 3], pad: [1, 1, 1] },
+    'tiled',
+    'tiled',
+  ],
+  [
+    'dilation 2, pad 2',
+    { c: 2, in: [5, 9, 11], k: [3, 3, 3], pad: [2, 2, 2], dil: [2, 2, 2] },
+    'tiled',
+    'tiled',
+  ],
+  ['1×3×5, uneven pads', { c: 3, in: [4, 6, 9], k: [1, 3, 5], pad: [0, 1, 3] }, 'tiled', 'tiled'],
+  [
+    'pad larger than the window (backward-data gathers)',
+    { c: 2, in: [3, 4, 5], k: [3, 3, 3], pad: [3, 1, 1] },
+    'tiled',
+    'gather',
+  ],
+  [
+    'stride 2',
+    { c: 4, in: [7, 8, 9], k: [3, 3, 3], pad: [1, 1, 1], stride: [2, 2, 2] },
+    'gather',
+    'gather',
+  ],
+  [
+    'stride 2×1×2 with dilation',
+    { c: 2, in: [9, 7, 10], k: [3, 2, 3], pad: [2, 0, 1], stride: [2, 1, 2], dil: [2, 1, 1] },
+    'gather',
+    'gather',
+  ],
+];
+
+describe('depthwiseUnsupported', () => {
+  it('takes NCDHW with groups = C_in = C_out, in any float element', () => {
+    for (const element of [ElementKind.F32, ElementKind.F64, ElementKind.F16, ElementKind.Bf16]) {
+      expect(depthwiseUnsupported(desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element }))).toBeNull();
+    }
+  });
+  it('names what it does not take', () => {
+    const base = desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3] });
+    expect(depthwiseUnsupported(base.withLayout('ndhwc'))).toBe('layout ndhwc (they take NCDHW)');
+    const grouped = Conv3dDescriptor.create({ ...base, cIn: 4, cOut: 8 }).withGroups(4);
+    expect(depthwiseUnsupported(grouped)).toBe(
+      'groups=4 with 4→8 channels (they take groups = C_in = C_out)',
+    );
+    const dense = Conv3dDescriptor.create({ ...base, cIn: 1, cOut: 1 });
+    expect(depthwiseUnsupported(dense)).toBe(
+      'groups=1 with 1→1 channels (they take groups = C_in = C_out)',
+    );
+  });
+});
+
+describe('depthwiseLaunch', () => {
+  it.each(CASES)('%s: computes both passes as defined', (_name, t, fwKernel, bwKernel) => {
+    const d = desc(t);
+    const x = random(d.xElements, 1);
+    const w = random(d.wElements, 2);
+    const dy = random(d.yElements, 3);
+    const want = direct(d, x, w, dy);
+    const fw = depthwiseLaunch(d, 'fw');
+    const bw = depthwiseLaunch(d, 'bwData');
+    expect([fw.kernel, bw.kernel]).toEqual([fwKernel, bwKernel]);
+    const y = depthwiseHost(fw, x, w, new Float64Array(d.yElements).fill(Number.NaN), 1, 0);
+    expect(maxAbsDiff(y, want.y)).toBeLessThan(1e-12);
+    const dx = depthwiseHost(bw, dy, w, new Float64Array(d.xElements).fill(Number.NaN), 1, 0);
+    expect(maxAbsDiff(dx, want.dx)).toBeLessThan(1e-12);
+    // alpha and beta: out = 2·conv + 0.5·out.
+    const prior = random(d.yElements, 4);
+    const scaled = depthwiseHost(fw, x, w, Float64Array.from(prior), 2, 0.5);
+    expect(
+      maxAbsDiff(
+        scaled,
+        want.y.map((v, i) => 2 * v + 0.5 * prior[i]!),
+      ),
+    ).toBeLessThan(1e-12);
+  });
+
+  it('lays the tiled grid over the output tiles, output depths and planes', () => {
+    const l = depthwiseLaunch(
+      desc({ c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] }),
+      'fw',
+    );
+    expect(l).toMatchObject({
+      kernel: 'tiled',
+      grid: [2, 16, 1536],
+      block: [32, 8, 1],
+      planes: 1536,
+    });
+    // f32: 27 taps + (16 + 2) × (32 + 2) patch floats.
+    expect(l.sharedBytes).toBe((27 + 18 * 34) * 4);
+    const f64 = depthwiseLaunch(
+      desc({ c: 2, in: [4, 4, 4], k: [3, 3, 3], pad: [1, 1, 1], element: ElementKind.F64 }),
+      'bwData',
+    );
+    expect(f64.sharedBytes).toBe((27 + 18 * 34) * 8);
+  });
+
+  it('gathers when the tile would need more than 48 KiB of shared memory', () => {
+    // (16 + 6·20) × (32 + 6·20) floats: 82,688 bytes.
+    const wide = desc({
+      c: 2,
+      in: [2, 200, 200],
+      k: [1, 7, 7],
+      pad: [0, 60, 60],
+      dil: [1, 20, 20],
+    });
+    expect(depthwiseLaunch(wide, 'fw').kernel).toBe('gather');
+    const narrow = desc({ c: 2, in: [2, 200, 200], k: [1, 7, 7], pad: [0, 3, 3] });
+    expect(depthwiseLaunch(narrow, 'fw').kernel).toBe('tiled');
+  });
+
+  it('caps the gather grid and the tiled grid y/z at the launch limits', () => {
+    const big = desc({ c: 70000, in: [1, 1, 1], k: [1, 1, 1] });
+    expect(depthwiseLaunch(big, 'fw').grid).toEqual([1, 1, 65535]);
+    // Backward-data with pad > d·(k−1) gathers over dx: 2^29 elements, 2^21 blocks of 256 → 2^20.
+    const padded = desc({ c: 256, n: 16, in: [32, 64, 64], k: [3, 3, 3], pad: [3, 3, 3] });
+    const launch = depthwiseLaunch(padded, 'bwData');
+    expect(launch.kernel).toBe('gather');
+    expect(launch.grid).toEqual([2 ** 20, 1, 1]);
+  });
+});
+
+describe('DepthwiseKernels', () => {
+  beforeEach(() => DepthwiseKernels.resetForTests());
+  const device = { ordinal: 5, name: 'fake', computeCapability: { major: 9, minor: 0 } };
+
+  it('loads the PTX once per device and packs each launch as cuda/depthwise.cu declares it', () => {
+    const loads: string[] = [];
+    const launches: { name: string; grid: number[]; shared: number; params: Uint8Array }[] = [];
+    const loader = (ptx: string) => {
+      loads.push(ptx);
+      return {
+        getFunction: (name: string) => ({
+          launch: (
+            _stream: unknown,
+            grid: readonly number[],
+            _block: readonly number[],
+            shared: number,
+            params: Uint8Array,
+          ) => launches.push({ name, grid: [...grid], shared, params: params.slice() }),
+        }),
+      };
+    };
+    const k = DepthwiseKernels.forDevice(device, loader);
+    expect(DepthwiseKernels.forDevice(device, loader)).toBe(k);
+    expect(loads).toEqual([DEPTHWISE_PTX]);
+    if (k instanceof Error) throw k;
+    const d32 = desc({ c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] });
+    const fw = depthwiseLaunch(d32, 'fw');
+    k.run({ raw: 1n }, fw, ElementKind.F32, 0x100n, 0x200n, 0x300n, 2, 0.5);
+    const want32 = new KernelParams().ptr(0x100n).ptr(0x200n).ptr(0x300n).u64(6);
+    for (const v of fw.ints) want32.i32(v);
+    want32.f32(2).f32(0.5);
+    const d64 = desc({
+      ...{ c: 4, in: [7, 8, 9], k: [3, 3, 3], pad: [1, 1, 1], stride: [2, 2, 2] },
+      element: ElementKind.F64,
+    } as Case);
+    const bw = depthwiseLaunch(d64, 'bwData');
+    k.run({ raw: 1n }, bw, ElementKind.F64, 0x400n, 0x500n, 0x600n, 1, 0);
+    const want64 = new KernelParams().ptr(0x400n).ptr(0x500n).ptr(0x600n).u64(4);
+    for (const v of bw.ints) want64.i32(v);
+    want64.f64(1).f64(0);
+    k.run({ raw: 1n }, fw, ElementKind.Bf16, 1n, 2n, 3n, 1, 0);
+    k.run({ raw: 1n }, fw, ElementKind.F16, 1n, 2n, 3n, 1, 0);
+    expect(launches.map((l) => l.name)).toEqual([
+      'baracuda_depthwise_tiled_f32',
+      'baracuda_depthwise_gather_f64',
+      'baracuda_depthwise_tiled_bf16',
+      'baracuda_depthwise_tiled_f16',
+    ]);
+    expect(launches[0]!.params).toEqual(want32.bytes());
+    expect(launches[0]!.shared).toBe(fw.sharedBytes);
+    expect(launches[1]!.params).toEqual(want64.bytes());
+    expect(launches[1]!.shared).toBe(0);
+    expect(() => k.run({ raw: 1n }, fw, ElementKind.I8, 1n, 2n, 3n, 1, 0)).toThrow(
+      "baracuda's depthwise kernels do not take element i8",
+    );
+  });
+
+  it('remembers a module that does not load, as its Error', () => {
+    let tries = 0;
+    const failing = () => {
+      tries++;
+      throw new Error('PTX JIT failed');
+    };
+    const first = DepthwiseKernels.forDevice(device, failing);
+    expect(first).toBeInstanceOf(Error);
+    expect((first as Error).message).toBe('PTX JIT failed');
+    expect(DepthwiseKernels.forDevice(device, failing)).toBe(first);
+    expect(tries).toBe(1);
+  });
+});
