@@ -771,10 +771,11 @@ export class Conv3dPlan {
   #nativeFor(pass: Conv3dPass): NativePass | null {
     const st = this.#passes[pass];
     if (st.native !== undefined) return st.native;
-    if (this.preference.algorithm === 'pinned') return (st.native = null);
     const tuned = st.preferred;
-    if (tuned !== undefined && tuned.engineIndex !== NATIVE_ENGINE_INDEX) return (st.native = null);
-    const candidate = this.#nativeCandidate(pass);
+    const allowed =
+      this.preference.algorithm !== 'pinned' &&
+      (tuned === undefined || tuned.engineIndex === NATIVE_ENGINE_INDEX);
+    const candidate = allowed ? this.#nativeCandidate(pass) : null;
     // Untuned, only the tiled kernel (measured faster than cuDNN's engines); autotune may time
     // the gather kernel faster on a strided problem.
     st.native =
