@@ -8,7 +8,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ElementKind } from '@baracuda/types';
+import { ElementKind, InvalidArgumentError } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
 import { resolvePlanPreference } from './compat.js';
@@ -129,6 +129,24 @@ describe.skipIf(fake === null)(
       expect(launches).toHaveLength(2);
       plan.dispose();
       expect(warnings).toEqual([]);
+    });
+
+    it('a device address not aligned to the element is refused before anything runs', () => {
+      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F64));
+      const run = () => plan.runFw({ x: slice(0x1004n), w: slice(0x2000n), y: slice(0x3000n) });
+      expect(run).toThrow(
+        new InvalidArgumentError(
+          'x device address',
+          'a multiple of 8 bytes (one f64 element)',
+          '0x1004',
+        ),
+      );
+      // cuDNN's passes check the same way.
+      expect(() =>
+        plan.runDw({ x: slice(0x1000n), dy: slice(0x3000n), dw: slice(0x2002n) }),
+      ).toThrow('Expected a multiple of 8 bytes (one f64 element) for dw device address');
+      expect(launches).toEqual([]);
+      plan.dispose();
     });
 
     it('f64 launches the f64 kernel; untuned, a strided problem stays on cuDNN', () => {

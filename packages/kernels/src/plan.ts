@@ -522,6 +522,8 @@ export class Conv3dPlan {
   readonly #passes: Record<Conv3dPass, PassState>;
   readonly #problem: string;
   readonly #elementBytes: number;
+  /** {@link Conv3dPlan.#elementBytes} as a bigint, for the pointer alignment check. */
+  readonly #elementAlign: bigint;
   readonly #legacyBase: { x?: LegacyDescriptor; w?: LegacyDescriptor; y?: LegacyDescriptor } = {};
   #disposed = false;
   /**
@@ -551,6 +553,7 @@ export class Conv3dPlan {
     this.#device = device;
     this.#problem = desc.describe();
     this.#elementBytes = desc.elementBytes;
+    this.#elementAlign = BigInt(desc.elementBytes);
     this.#res = {
       backend: new Set(),
       tensors: new Set(),
@@ -1020,6 +1023,14 @@ export class Conv3dPlan {
     }
     const needed = elements * this.#elementBytes;
     if (slice.byteLength < needed) throw new BufferTooSmallError(name, needed, slice.byteLength);
+    if (slice.devicePtr % this.#elementAlign !== 0n) {
+      // A kernel would fault on it (misaligned address), poisoning the CUDA context.
+      throw new InvalidArgumentError(
+        `${name} device address`,
+        `a multiple of ${this.#elementBytes} bytes (one ${this.descriptor.element} element)`,
+        `0x${slice.devicePtr.toString(16)}`,
+      );
+    }
     return slice.devicePtr;
   }
 
