@@ -31,8 +31,8 @@ process.env.FAKE_CUDNN_ENGINES = ENGINES;
 // f32: f16/bf16 NCDHW takes the erratum detour on the fake's cuDNN 9.14.
 const problem = () => smallProblem(ElementKind.F32);
 
-/** An autotune cache whose fw entry for `problem()` prefers engine 0 with these knobs. */
-function cachePreferring(knobs: [number, number][]): string {
+/** An autotune cache whose fw entry for `problem()` prefers an engine (0) with these knobs. */
+function cachePreferring(knobs: [number, number][], engineIndex = 0): string {
   const path = join(mkdtempSync(join(tmpdir(), 'baracuda-graph-candidates-')), 'autotune.json');
   const preference = resolvePlanPreference({ algorithm: 'autotune' });
   const key = autotuneKey({
@@ -45,7 +45,7 @@ function cachePreferring(knobs: [number, number][]): string {
     computeCapability: device.computeCapability,
     cudnnVersion: 91400,
   });
-  expect(writeAutotuneEntry(path, key, { engineIndex: 0, knobs })).toBe(true);
+  expect(writeAutotuneEntry(path, key, { engineIndex, knobs })).toBe(true);
   return path;
 }
 
@@ -120,6 +120,42 @@ describe.skipIf(fake === null)(
       expect(warnings[0]!.code).toBe('BARACUDA_AUTOTUNE_STALE');
       expect(warnings[0]!.message).toContain('engine 0 (TILE_SIZE=5)');
       expect(warnings[0]!.message).toContain('using engine 0 (TILE_SIZE=1 EDGE=0)');
+      plan.dispose();
+    });
+
+    it("a cached config no heuristic offers is built from its engine and knobs (autotune's knob search)", async () => {
+      process.env.FAKE_CUDNN_KNOB_INFO = '0:2=0..5/1,4=0..1/1';
+      try {
+        const plan = await autotuned(
+          cachePreferring([
+            [2, 4],
+            [4, 1],
+          ]),
+        );
+        expect(plan.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=4 EDGE=1)');
+        expect(plan.algorithm('fw').knobs).toEqual([
+          { knob: 2, value: 4 },
+          { knob: 4, value: 1 },
+        ]);
+        expect(warnings).toEqual([]);
+        plan.dispose();
+        // Outside the engine's range (TILE_SIZE 0..5): cuDNN refuses it, so the heuristics choose.
+        const stale = await autotuned(cachePreferring([[2, 7]]));
+        expect(stale.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+        expect(warnings.map((w) => w.code)).toEqual(['BARACUDA_AUTOTUNE_STALE']);
+        stale.dispose();
+      } finally {
+        delete process.env.FAKE_CUDNN_KNOB_INFO;
+      }
+    });
+
+    it('a cached scripted config built directly keeps its workspace', async () => {
+      // Engine 29 comes last in the heuristic order; the cache's choice is built all the same.
+      process.env.FAKE_CUDNN_ENGINES = `${ENGINES};29@4096`;
+      const plan = await autotuned(cachePreferring([], 29));
+      expect(plan.algorithm('fw').name).toBe('engine 29');
+      expect(plan.queryFwWorkspaceSize()).toBe(4096);
+      expect(warnings).toEqual([]);
       plan.dispose();
     });
 

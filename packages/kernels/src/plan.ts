@@ -57,6 +57,8 @@ import {
   engineName,
   engineRejection,
   intendedMathPrecision,
+  type KnobRange,
+  knobNeighbours,
   type LegacyPerf,
   MathType,
   mathPrecisionOfEngine,
@@ -65,6 +67,7 @@ import {
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
+  REDUCTION_KNOBS,
   randomScratchBytes,
   tuneFinalists,
   tuneGiveUpMs,
@@ -235,6 +238,8 @@ function isNotSupported(status: number): boolean {
 /** @internal */
 interface Resources {
   backend: Set<BackendDescriptor>;
+  /** Descriptors an engine config we built refers to (its engine, its knob choices). */
+  parts: Map<BackendDescriptor, BackendDescriptor[]>;
   tensors: Set<LegacyDescriptor>;
   filters: Set<LegacyDescriptor>;
   convs: Set<LegacyDescriptor>;
@@ -260,6 +265,7 @@ function releaseResources(res: Resources): void {
   for (const d of res.filters) attempt(() => cudnn.cudnnDestroyFilterDescriptor(d));
   for (const d of res.convs) attempt(() => cudnn.cudnnDestroyConvolutionDescriptor(d));
   res.backend.clear();
+  res.parts.clear();
   res.tensors.clear();
   res.filters.clear();
   res.convs.clear();
@@ -355,6 +361,18 @@ interface EngineCandidate {
   notes: string[];
 }
 
+/** An engine config with its finalized execution plan. */
+interface BuiltCandidate {
+  c: EngineCandidate;
+  plan: BackendDescriptor;
+  workspaceBytes: number;
+}
+
+/** How an engine config is told apart from others: its engine and knob choices. */
+function configId(engineIndex: number, knobs: readonly (readonly [number, number])[]): string {
+  return `${engineIndex}:${JSON.stringify(knobs)}`;
+}
+
 const UID_X = 1n;
 const UID_W = 2n;
 const UID_Y = 3n;
@@ -363,12 +381,29 @@ const VARIANT_PACK_CACHE = 8;
 const KNOB_SLOTS = 16;
 /** Autotune: runs timed back to back per finalist (their mean). */
 const TUNE_REPS = 5;
+/** Autotune: finalists are timed in turn this many times over (each keeps its best). */
+const TUNE_ROUNDS = 2;
 /** Autotune: a candidate whose warm-up run took less gets a second, untimed lead run. */
 const TUNE_LEAD_RUN_BELOW_MS = 2;
 /** Autotune: candidates within this factor of the fastest single run are timed again. */
 const TUNE_KEEP_RATIO = 1.3;
 /** Autotune: at most this many finalists. */
 const TUNE_FINALISTS = 6;
+/** Autotune's knob search: around this many of the fastest finalists. */
+const TUNE_SEARCH_BASES = 2;
+/** Autotune's knob search: at most this many values of one knob. */
+const TUNE_SEARCH_VALUES = 12;
+/** Autotune's knob search: at most this many configs tried per pass. */
+const TUNE_SEARCH_MAX = 48;
+/**
+ * Autotune's knob search: no more configs are built after this long, and none timed after twice
+ * this long (an engine that compiles its kernels at run time finalizes slowly).
+ */
+const TUNE_SEARCH_BUDGET_MS = 1500;
+/** Autotune's knob search: a config whose first time is within this factor of the leader's is timed again. */
+const TUNE_SEARCH_KEEP_RATIO = 1.1;
+/** Knob-info slots asked of an engine (cuDNN 9 has 37 knob types). */
+const KNOB_INFO_SLOTS = 40;
 /**
  * Autotune: a candidate whose warm-up run is this many times slower than the fastest so far (and
  * {@link TUNE_GIVE_UP_MARGIN_MS} slower) is not timed again.
@@ -556,6 +591,7 @@ export class Conv3dPlan {
     this.#elementAlign = BigInt(desc.elementBytes);
     this.#res = {
       backend: new Set(),
+      parts: new Map(),
       tensors: new Set(),
       filters: new Set(),
       convs: new Set(),
@@ -1340,6 +1376,11 @@ export class Conv3dPlan {
         // ignore
       }
     }
+    const parts = this.#res.parts.get(d);
+    if (parts !== undefined) {
+      this.#res.parts.delete(d);
+      for (const p of parts) this.#destroyBackend(p);
+    }
   }
 
   #set(d: BackendDescriptor, name: number, type: number, values: unknown): void {
@@ -1644,6 +1685,143 @@ export class Conv3dPlan {
     }
   }
 
+  /** The knob ranges of an engine config's engine ([] when cuDNN does not say). */
+  #knobSpace(cfg: BackendDescriptor): KnobRange[] {
+    const engine = this.#createBackend(C.CUDNN_BACKEND_ENGINE_DESCRIPTOR, 'engine');
+    const infos: BackendDescriptor[] = [];
+    const int64 = (d: BackendDescriptor, name: number): number | null => {
+      const r = cudnn.cudnnBackendGetAttribute(d, name, C.CUDNN_TYPE_INT64, 1);
+      return r.status === 0 ? Number((r.values as ArrayLike<number | bigint>)[0]) : null;
+    };
+    try {
+      const e = cudnn.cudnnBackendGetAttribute(
+        cfg,
+        C.CUDNN_ATTR_ENGINECFG_ENGINE,
+        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        1,
+        [engine],
+      );
+      if (e.status !== 0) return [];
+      for (let i = 0; i < KNOB_INFO_SLOTS; i++)
+        infos.push(this.#createBackend(C.CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, 'knob info'));
+      const r = cudnn.cudnnBackendGetAttribute(
+        engine,
+        C.CUDNN_ATTR_ENGINE_KNOB_INFO,
+        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        infos.length,
+        infos,
+      );
+      const got = r.status === 0 ? Math.min(infos.length, Number(r.elementCount)) : 0;
+      const space: KnobRange[] = [];
+      for (const info of infos.slice(0, got)) {
+        const t = cudnn.cudnnBackendGetAttribute(
+          info,
+          C.CUDNN_ATTR_KNOB_INFO_TYPE,
+          C.CUDNN_TYPE_KNOB_TYPE,
+          1,
+        );
+        const min = int64(info, C.CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE);
+        const max = int64(info, C.CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE);
+        const stride = int64(info, C.CUDNN_ATTR_KNOB_INFO_STRIDE);
+        if (t.status !== 0 || min === null || max === null || stride === null) continue;
+        const knob = Number((t.values as ArrayLike<number | bigint>)[0]);
+        space.push({ knob, min, max, stride });
+      }
+      return space;
+    } finally {
+      this.#destroyBackend(engine);
+      for (const info of infos) this.#destroyBackend(info);
+    }
+  }
+
+  /**
+   * An engine config built from an engine's global index and knob choices (autotune's knob search,
+   * and a cached choice); null when cuDNN refuses it. Its engine and knob choices live as long as
+   * it does.
+   */
+  #buildConfig(
+    graph: BackendDescriptor,
+    engineIndex: number,
+    knobs: readonly (readonly [number, number])[],
+  ): BackendDescriptor | null {
+    const parts: BackendDescriptor[] = [];
+    const fail = () => {
+      for (const p of parts) this.#destroyBackend(p);
+      return null;
+    };
+    const set = (d: BackendDescriptor, name: number, type: number, values: unknown) =>
+      cudnn.cudnnBackendSetAttribute(d, name, type, values) === 0;
+    const engine = this.#createBackend(C.CUDNN_BACKEND_ENGINE_DESCRIPTOR, 'engine');
+    parts.push(engine);
+    if (
+      !set(engine, C.CUDNN_ATTR_ENGINE_OPERATION_GRAPH, C.CUDNN_TYPE_BACKEND_DESCRIPTOR, [graph]) ||
+      !set(
+        engine,
+        C.CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+        C.CUDNN_TYPE_INT64,
+        new BigInt64Array([BigInt(engineIndex)]),
+      ) ||
+      cudnn.cudnnBackendFinalize(engine) !== 0
+    )
+      return fail();
+    const choices: BackendDescriptor[] = [];
+    for (const [knob, value] of knobs) {
+      const choice = this.#createBackend(C.CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, 'knob choice');
+      parts.push(choice);
+      choices.push(choice);
+      if (
+        !set(
+          choice,
+          C.CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+          C.CUDNN_TYPE_KNOB_TYPE,
+          new Int32Array([knob]),
+        ) ||
+        !set(
+          choice,
+          C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+          C.CUDNN_TYPE_INT64,
+          new BigInt64Array([BigInt(value)]),
+        ) ||
+        cudnn.cudnnBackendFinalize(choice) !== 0
+      )
+        return fail();
+    }
+    const cfg = this.#createBackend(C.CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, 'engine config');
+    this.#res.parts.set(cfg, parts);
+    if (
+      !set(cfg, C.CUDNN_ATTR_ENGINECFG_ENGINE, C.CUDNN_TYPE_BACKEND_DESCRIPTOR, [engine]) ||
+      (choices.length > 0 &&
+        !set(cfg, C.CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, C.CUDNN_TYPE_BACKEND_DESCRIPTOR, choices)) ||
+      cudnn.cudnnBackendFinalize(cfg) !== 0
+    ) {
+      this.#destroyBackend(cfg);
+      return null;
+    }
+    return cfg;
+  }
+
+  /**
+   * A built config (see {@link Conv3dPlan.#buildConfig}) read back, allowed by the preference and
+   * finalized within the workspace limit; null otherwise (nothing is left allocated).
+   */
+  #buildCandidate(
+    graph: BackendDescriptor,
+    engineIndex: number,
+    knobs: readonly (readonly [number, number])[],
+  ): BuiltCandidate | null {
+    const cfg = this.#buildConfig(graph, engineIndex, knobs);
+    if (cfg === null) return null;
+    const c = this.#describeConfig(cfg);
+    if (c !== null && engineRejection(c.notes, this.preference, this.descriptor.element) === null) {
+      const built = this.#finalizePlan(cfg);
+      if (built !== null && built.workspaceBytes <= this.preference.maxWorkspaceBytes)
+        return { c, ...built };
+      if (built !== null) this.#destroyBackend(built.plan);
+    }
+    this.#destroyBackend(cfg);
+    return null;
+  }
+
   /** Candidates of the given heuristic modes, deduplicated by engine index + knobs, in order. */
   #candidates(graph: BackendDescriptor, modes: readonly number[]): EngineCandidate[] {
     const seen = new Set<string>();
@@ -1651,7 +1829,7 @@ export class Conv3dPlan {
     for (const mode of modes) {
       for (const cfg of this.#heuristicConfigs(graph, mode)) {
         const c = this.#describeConfig(cfg);
-        const id = c ? `${c.engineIndex}:${JSON.stringify(c.knobs)}` : '';
+        const id = c ? configId(c.engineIndex, c.knobs) : '';
         if (c === null || seen.has(id)) {
           this.#destroyBackend(cfg);
           continue;
@@ -1727,6 +1905,24 @@ export class Conv3dPlan {
     preferred: AutotuneEntry | undefined,
   ): GraphExec | null {
     const { graph, parts } = this.#operationGraph(pass, alpha, beta, align);
+    const variantPacks = () =>
+      new PointerLru<BackendDescriptor>(VARIANT_PACK_CACHE, (vp) => this.#destroyBackend(vp));
+    // A tuned choice is built directly: autotune's knob search finds configs no heuristic mode
+    // offers, and this skips the heuristics' queries.
+    if (preferred && preferred.engineIndex !== NATIVE_ENGINE_INDEX) {
+      const direct = this.#buildCandidate(graph, preferred.engineIndex, preferred.knobs);
+      if (direct !== null) {
+        return {
+          alpha,
+          beta,
+          align,
+          plan: direct.plan,
+          workspaceBytes: direct.workspaceBytes,
+          info: this.#graphInfo(direct.c, direct.workspaceBytes),
+          variantPacks: variantPacks(),
+        };
+      }
+    }
     const modes = preferred
       ? [C.CUDNN_HEUR_MODE_A, C.CUDNN_HEUR_MODE_B, C.CUDNN_HEUR_MODE_FALLBACK]
       : [C.CUDNN_HEUR_MODE_A, C.CUDNN_HEUR_MODE_FALLBACK];
@@ -1758,9 +1954,6 @@ export class Conv3dPlan {
       for (const p of parts) this.#destroyBackend(p);
       return null;
     }
-    const variantPacks = new PointerLru<BackendDescriptor>(VARIANT_PACK_CACHE, (vp) =>
-      this.#destroyBackend(vp),
-    );
     return {
       alpha,
       beta,
@@ -1768,7 +1961,7 @@ export class Conv3dPlan {
       plan: chosen.plan,
       workspaceBytes: chosen.workspaceBytes,
       info: this.#graphInfo(chosen.c, chosen.workspaceBytes),
-      variantPacks,
+      variantPacks: variantPacks(),
     };
   }
 
@@ -1949,8 +2142,17 @@ export class Conv3dPlan {
       if (!run()) return Number.POSITIVE_INFINITY;
       bench.end.record(this.#stream);
       yield bench.end;
-      const warm = driver.Event.elapsedMs(bench.start, bench.end);
-      if (warm > giveUpMs) return warm;
+      let warm = driver.Event.elapsedMs(bench.start, bench.end);
+      if (warm > giveUpMs) {
+        // An engine's first run also loads its kernels (CUDA loads modules lazily): 10-15 ms on
+        // an H200, which once gave up on the fastest config of a 0.94 ms layer. A second run says.
+        bench.start.record(this.#stream);
+        run();
+        bench.end.record(this.#stream);
+        yield bench.end;
+        warm = driver.Event.elapsedMs(bench.start, bench.end);
+        if (warm > giveUpMs) return warm;
+      }
       if (warm < TUNE_LEAD_RUN_BELOW_MS) run();
     } else if (!run()) {
       return Number.POSITIVE_INFINITY;
@@ -1978,11 +2180,15 @@ export class Conv3dPlan {
   }
 
   /**
-   * Tune the pass on the graph API: every allowed candidate is timed once after a timed warm-up
-   * run (see {@link Conv3dPlan.#timeRuns}), then the few within {@link TUNE_KEEP_RATIO} of the
-   * fastest again ({@link TUNE_REPS} runs back to back), so a slow engine costs two runs rather
-   * than seven, and a hopeless one (see {@link tuneGiveUpMs}) one. Installs the winner as the pass's plan and returns its cache entry;
-   * null when no graph engine runs it (the pass then uses the legacy fallback).
+   * Tune the pass on the graph API. Every allowed candidate of heuristic modes A, B and FALLBACK
+   * is timed once after a timed warm-up run (see {@link Conv3dPlan.#timeRuns}); a hopeless one (see
+   * {@link tuneGiveUpMs}) is not timed further. The few within {@link TUNE_KEEP_RATIO} of the
+   * fastest are timed again, {@link TUNE_REPS} runs back to back, in turn, {@link TUNE_ROUNDS}
+   * times over. Then a knob search: the configs one knob away from the fastest
+   * {@link TUNE_SEARCH_BASES} (cuDNN's knob ranges; no heuristic mode offers most of them), within
+   * {@link TUNE_SEARCH_BUDGET_MS}; those close to the leader are timed in turn with it. Installs
+   * the winner as the pass's plan and returns its cache entry; null when no graph engine runs it
+   * (the pass then uses the legacy fallback).
    */
   *#tuneNative(
     pass: Conv3dPass,
@@ -1997,7 +2203,7 @@ export class Conv3dPlan {
       C.CUDNN_HEUR_MODE_B,
       C.CUDNN_HEUR_MODE_FALLBACK,
     ]);
-    const built: { c: EngineCandidate; plan: BackendDescriptor; workspaceBytes: number }[] = [];
+    const built: BuiltCandidate[] = [];
     for (const c of candidates) {
       if (engineRejection(c.notes, this.preference, d.element) === null) {
         const b = this.#finalizePlan(c.cfg);
@@ -2053,9 +2259,72 @@ export class Conv3dPlan {
           `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} ${name} ${timings[i]!.toFixed(3)} ms${note}`,
         );
       }
+      // Finalists are timed in turn, TUNE_ROUNDS times over, each keeping its best round: a
+      // candidate timed while the GPU's clock dips is not ranked by that alone.
+      const timeFinalists = function* (
+        this: Conv3dPlan,
+        indices: readonly number[],
+      ): Generator<TimingEvent, void, void> {
+        for (let round = 0; round < TUNE_ROUNDS; round++) {
+          for (const i of indices) {
+            const t = yield* timeCandidate.call(this, i, TUNE_REPS);
+            timings[i] = round === 0 ? t : Math.min(timings[i]!, t);
+          }
+        }
+      };
       const finalists = tuneFinalists(timings, TUNE_KEEP_RATIO, TUNE_FINALISTS);
-      if (finalists.length > 1) {
-        for (const i of finalists) timings[i] = yield* timeCandidate.call(this, i, TUNE_REPS);
+      if (finalists.length > 1) yield* timeFinalists.call(this, finalists);
+      // Knob search: the configs one knob away from the fastest finalists, which no heuristic
+      // mode offered. Each is timed once; those close to the leader are timed again with the
+      // leader, back to back, and the fastest of that round wins.
+      const firstSearched = built.length;
+      const searchStarted = Date.now();
+      const searching = (budget: number) => Date.now() - searchStarted < budget;
+      const bases = tuneFinalists(timings, Number.POSITIVE_INFINITY, TUNE_SEARCH_BASES);
+      const seen = new Set(built.map((b) => configId(b.c.engineIndex, b.c.knobs)));
+      const skip = this.preference.deterministic ? REDUCTION_KNOBS : undefined;
+      for (const base of bases.map((i) => built[i]!.c)) {
+        const space = this.#knobSpace(base.cfg);
+        for (const knobs of knobNeighbours(base.knobs, space, TUNE_SEARCH_VALUES, skip)) {
+          if (built.length - firstSearched >= TUNE_SEARCH_MAX || !searching(TUNE_SEARCH_BUDGET_MS))
+            break;
+          if (seen.has(configId(base.engineIndex, knobs))) continue;
+          seen.add(configId(base.engineIndex, knobs));
+          const b = this.#buildCandidate(graph, base.engineIndex, knobs);
+          if (b === null) continue;
+          const id = configId(b.c.engineIndex, b.c.knobs);
+          if (id !== configId(base.engineIndex, knobs) && seen.has(id)) {
+            this.#destroyBackend(b.plan);
+            this.#destroyBackend(b.c.cfg);
+            continue;
+          }
+          seen.add(id);
+          built.push(b);
+          timings.push(Number.POSITIVE_INFINITY);
+        }
+      }
+      if (built.length > firstSearched) {
+        progress(
+          `${d.describe()} ${pass}: knob search: ${built.length - firstSearched} more configs of engine ${[...new Set(bases.map((i) => built[i]!.c.engineIndex))].join(', ')}`,
+        );
+        const leader = bases[0]!;
+        for (let i = firstSearched; i < built.length && searching(2 * TUNE_SEARCH_BUDGET_MS); i++) {
+          const giveUp = tuneGiveUpMs(timings[leader]!, TUNE_GIVE_UP_RATIO, TUNE_GIVE_UP_MARGIN_MS);
+          timings[i] = yield* timeCandidate.call(this, i, 1, giveUp);
+          const name = engineName(built[i]!.c.engineIndex, built[i]!.c.knobs);
+          progress(
+            `${d.describe()} ${pass}: searched ${i - firstSearched + 1}/${built.length - firstSearched} ${name} ${timings[i]!.toFixed(3)} ms`,
+          );
+        }
+        const challengers = tuneFinalists(
+          timings.map((t, i) => (i >= firstSearched ? t : Number.POSITIVE_INFINITY)),
+          Number.POSITIVE_INFINITY,
+          TUNE_FINALISTS,
+        ).filter((i) => timings[i]! <= timings[leader]! * TUNE_SEARCH_KEEP_RATIO);
+        for (let i = firstSearched; i < built.length; i++) {
+          if (!challengers.includes(i)) timings[i] = Number.POSITIVE_INFINITY;
+        }
+        if (challengers.length > 0) yield* timeFinalists.call(this, [leader, ...challengers]);
       }
     } catch (error) {
       for (const b of built) {

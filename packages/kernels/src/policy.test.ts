@@ -10,12 +10,14 @@ import {
   engineRejection,
   intendedMathPrecision,
   KNOB_NAMES,
+  knobNeighbours,
   MathType,
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
+  REDUCTION_KNOBS,
   randomScratchBytes,
   tuneFinalists,
   tuneGiveUpMs,
@@ -203,5 +205,69 @@ describe("the 'auto' workspace limit", () => {
     expect(autoWorkspaceLimit(0, GiB)).toBe(GiB / 2);
     expect(autoWorkspaceLimit(0, 3)).toBe(1);
     expect(autoWorkspaceLimit(0, 0)).toBe(0);
+  });
+});
+
+describe('knobNeighbours', () => {
+  it('changes one knob at a time, to each other value of its range, sorted by knob type', () => {
+    const space = [
+      { knob: 4, min: 0, max: 1, stride: 1 },
+      { knob: 2, min: 0, max: 6, stride: 2 },
+    ];
+    expect(
+      knobNeighbours(
+        [
+          [2, 2],
+          [4, 0],
+        ],
+        space,
+        12,
+      ),
+    ).toEqual([
+      [
+        [2, 2],
+        [4, 1],
+      ],
+      [
+        [2, 0],
+        [4, 0],
+      ],
+      [
+        [2, 4],
+        [4, 0],
+      ],
+      [
+        [2, 6],
+        [4, 0],
+      ],
+    ]);
+  });
+
+  it('adds a knob the config did not choose, and leaves out skipped knobs and empty ranges', () => {
+    const space = [
+      { knob: 0, min: 1, max: 3, stride: 1 },
+      { knob: 14, min: 2, max: 3, stride: 1 },
+      { knob: 5, min: 3, max: 1, stride: 1 },
+      { knob: 6, min: 0, max: 4, stride: 0 },
+    ];
+    expect(knobNeighbours([[2, 1]], space, 12, new Set([0]))).toEqual([
+      [
+        [2, 1],
+        [14, 2],
+      ],
+      [
+        [2, 1],
+        [14, 3],
+      ],
+    ]);
+  });
+
+  it('spreads a long range over at most maxValues values, both ends kept', () => {
+    const out = knobNeighbours([[2, 0]], [{ knob: 2, min: 0, max: 99, stride: 1 }], 4);
+    expect(out).toEqual([[[2, 33]], [[2, 66]], [[2, 99]]]);
+  });
+
+  it('REDUCTION_KNOBS are the split-K and split reduction knobs', () => {
+    expect([...REDUCTION_KNOBS].sort((a, b) => a - b)).toEqual([0, 12, 15, 16, 17, 20]);
   });
 });

@@ -230,6 +230,58 @@ export function alignmentClass(pointers: readonly bigint[], elementBytes: number
   return 16;
 }
 
+/** A knob's range as an engine reports it (cuDNN's knob info): `min..max` in steps of `stride`. */
+export interface KnobRange {
+  readonly knob: number;
+  readonly min: number;
+  readonly max: number;
+  readonly stride: number;
+}
+
+/** Knobs that pick a split-K or split reduction: left alone when determinism is asked for. */
+export const REDUCTION_KNOBS: ReadonlySet<number> = new Set(
+  ['SPLIT_K', 'SPLIT_K_BUF', 'REDUCTION_MODE', 'CTA_SPLIT_K_MODE', 'SPLIT_K_SLC', 'SPLIT_RS'].map(
+    (name) => KNOB_NAMES.indexOf(name as (typeof KNOB_NAMES)[number]),
+  ),
+);
+
+/**
+ * The engine configs one knob away from `knobs` (autotune's search around its finalists): for each
+ * knob of `space` not in `skip`, every value of its range but the current one, at most
+ * `maxValues` of them (spread evenly over the range, both ends kept). Each result is sorted by
+ * knob type, like the configs a plan reads back; a knob the config did not choose is added.
+ */
+export function knobNeighbours(
+  knobs: readonly (readonly [number, number])[],
+  space: readonly KnobRange[],
+  maxValues: number,
+  skip: ReadonlySet<number> = new Set(),
+): [number, number][][] {
+  const out: [number, number][][] = [];
+  for (const range of space) {
+    if (skip.has(range.knob) || range.stride < 1 || range.max < range.min) continue;
+    const steps = Math.floor((range.max - range.min) / range.stride) + 1;
+    const picks =
+      steps <= maxValues
+        ? Array.from({ length: steps }, (_, i) => i)
+        : Array.from({ length: maxValues }, (_, i) =>
+            Math.round((i * (steps - 1)) / (maxValues - 1)),
+          );
+    const current = knobs.find(([k]) => k === range.knob)?.[1];
+    for (const step of new Set(picks)) {
+      const value = range.min + step * range.stride;
+      if (value === current) continue;
+      const next: [number, number][] = knobs
+        .filter(([k]) => k !== range.knob)
+        .map(([k, v]) => [k, v] as [number, number]);
+      next.push([range.knob, value]);
+      next.sort((a, b) => a[0] - b[0]);
+      out.push(next);
+    }
+  }
+  return out;
+}
+
 /**
  * Autotune's finalists: the indices of the finite single-run timings within `keepRatio` of the
  * fastest, fastest first, at most `max` of them.

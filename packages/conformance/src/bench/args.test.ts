@@ -21,6 +21,7 @@ describe('parseBenchArgs', () => {
     expect(o.torchTimeoutS).toBe(420);
     expect(o.suite).toBeUndefined();
     expect(o.out).toBeUndefined();
+    expect(o.outputs).toBe('shared');
   });
 
   it('reads every flag, in both --flag value and --flag=value forms', () => {
@@ -58,6 +59,8 @@ describe('parseBenchArgs', () => {
       '60',
       '--max-workspace-mib',
       '16384',
+      '--outputs',
+      'rotated',
     ]);
     expect(o).toMatchObject({
       suite: 's.json',
@@ -78,6 +81,7 @@ describe('parseBenchArgs', () => {
       timeBudgetS: 90,
       torchTimeoutS: 60,
       maxWorkspaceBytes: 16384 * 2 ** 20,
+      outputs: 'rotated',
     });
   });
 
@@ -139,6 +143,10 @@ describe('parseBenchArgs', () => {
     [
       ['--max-workspace-mib', '1.5'],
       'Expected a positive integer for --max-workspace-mib but received "1.5" of type string',
+    ],
+    [
+      ['--outputs', 'fresh'],
+      "Expected 'shared' or 'rotated' for --outputs but received \"fresh\" of type string",
     ],
     [
       ['--pinned-budget-ms', '0'],

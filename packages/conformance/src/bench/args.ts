@@ -10,6 +10,7 @@ import {
   type BenchDtype,
   type BenchLayout,
   type BenchMode,
+  type BenchOutputs,
   type BenchPass,
 } from './types.js';
 
@@ -54,6 +55,12 @@ export interface BenchOptions {
    * Defaults to `undefined` (the library's default, `'auto'`).
    */
   maxWorkspaceBytes: number | undefined;
+  /**
+   * Where our calls write (`--outputs`): `shared`, one output buffer per group that every call
+   * overwrites, as PyTorch's caching allocator hands each call the block the previous call freed;
+   * `rotated`, an output per input set. Defaults to `shared`.
+   */
+  outputs: BenchOutputs;
   /** Fewer cases, shorter warm-up, tighter budgets: fits one comparison in ~3-4 minutes. Defaults to `false`. */
   quick: boolean;
   /** Print the usage and exit. Defaults to `false`. */
@@ -93,6 +100,8 @@ Options:
   --torch-script <file>     path of torch_conv3d_bench.py (default: found automatically)
   --torch-timeout-s <n>     kill the PyTorch script after n seconds (default: 420)
   --max-workspace-mib <n>   workspace limit of our plans in MiB (default: the library's 'auto')
+  --outputs <shared|rotated>  one output per group, overwritten by every call as PyTorch's
+                            allocator does (default), or one per input set
   --out <dir>               output folder (default: packages/conformance/bench-results)
   --label <text>            label for this run, in the outputs and file names
   --quick                   representative cases, warm-up 3, pinned budget 500 ms, time budget 150 s
@@ -115,10 +124,17 @@ const FLAGS_WITH_VALUE = new Set([
   'torch-script',
   'torch-timeout-s',
   'max-workspace-mib',
+  'outputs',
   'out',
   'label',
 ]);
 const BOOLEAN_FLAGS = new Set(['vs-torch', 'quick', 'help']);
+
+function parseOutputs(raw: string | undefined): BenchOutputs {
+  if (raw === undefined) return 'shared';
+  if (raw === 'shared' || raw === 'rotated') return raw;
+  throw new InvalidArgumentError('--outputs', "'shared' or 'rotated'", raw);
+}
 
 function parseList<T extends string>(flag: string, raw: string, allowed: readonly T[]): T[] {
   const items = raw
@@ -260,6 +276,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       get('max-workspace-mib') === undefined
         ? undefined
         : number('max-workspace-mib', 'positive integer', 1024) * 2 ** 20,
+    outputs: parseOutputs(get('outputs')),
     quick,
     help: booleans.has('help'),
   };

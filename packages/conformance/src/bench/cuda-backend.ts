@@ -14,6 +14,7 @@ import type {
   BenchGroup,
   BenchLayout,
   BenchMode,
+  BenchOutputs,
   BenchPass,
   CudnnIdentity,
 } from './types.js';
@@ -57,7 +58,10 @@ function makeDescriptor(c: BenchCase, dtype: BenchDtype, layout: BenchLayout) {
     .withLayout(layout);
 }
 
-/** One rotation set: inputs filled with random values, outputs allocated. */
+/**
+ * One rotation set: inputs filled with random values, and outputs (the same buffers in every set
+ * when outputs are shared).
+ */
 interface TensorSet {
   x?: DeviceBuffer;
   w?: DeviceBuffer;
@@ -99,7 +103,10 @@ class CudaBenchBackend implements BenchBackend {
   /** Our plans' workspace limit (undefined: the library's default). */
   readonly maxWorkspaceBytes: number | undefined;
 
-  constructor(maxWorkspaceBytes?: number) {
+  constructor(
+    maxWorkspaceBytes?: number,
+    readonly outputs: BenchOutputs = 'shared',
+  ) {
     this.maxWorkspaceBytes = maxWorkspaceBytes;
     this.device = Device.get(0);
     this.stream = this.device.createStream();
@@ -173,13 +180,19 @@ class CudaBenchBackend implements BenchBackend {
     };
     const sets: TensorSet[] = [];
     const allocated: DeviceBuffer[] = [];
+    const isInput = (name: keyof TensorSet) => name === 'x' || name === 'w' || name === 'dy';
     try {
       for (let s = 0; s < group.sets; s++) {
         const set: TensorSet = {};
         for (const name of needs) {
+          const shared = this.outputs === 'shared' && !isInput(name) ? sets[0]?.[name] : undefined;
+          if (shared !== undefined) {
+            set[name] = shared;
+            continue;
+          }
           const buffer = DeviceBuffer.alloc(elementsOf[name] * size, { device: this.device });
           allocated.push(buffer);
-          if (name === 'x' || name === 'w' || name === 'dy') this.fill(buffer, group.dtype);
+          if (isInput(name)) this.fill(buffer, group.dtype);
           set[name] = buffer;
         }
         sets.push(set);
@@ -323,7 +336,7 @@ class CudaPlanSession implements PlanSession {
  * Never throws.
  */
 export function createCudaBackend(
-  options: { maxWorkspaceBytes?: number | undefined } = {},
+  options: { maxWorkspaceBytes?: number | undefined; outputs?: BenchOutputs } = {},
 ): BackendFactoryResult {
   try {
     const driver = probeDriver();
@@ -348,7 +361,9 @@ export function createCudaBackend(
         unavailable: `cuDNN could not be loaded: ${cudnn.reason ?? 'unknown reason'}.${tried ? ` Tried: ${tried}.` : ''} Set BARACUDA_CUDNN_LIBRARY to a libcudnn.so.9.`,
       };
     }
-    return { backend: new CudaBenchBackend(options.maxWorkspaceBytes) };
+    return {
+      backend: new CudaBenchBackend(options.maxWorkspaceBytes, options.outputs ?? 'shared'),
+    };
   } catch (error) {
     return { unavailable: error instanceof Error ? error.message : String(error) };
   }

@@ -52,17 +52,23 @@ describe('runBench', () => {
     expect(t.err.join('')).toMatch(/^bench: nothing to run\. Unknown case names ignored: nope/);
   });
 
-  it('hands --max-workspace-mib to the backend as bytes (undefined without it)', async () => {
+  it('hands --max-workspace-mib (as bytes) and --outputs to the backend', async () => {
     const seen: unknown[] = [];
     const t = io(null, cwd);
     const open = t.value.openBackend;
     t.value.openBackend = (options) => {
-      seen.push(options.maxWorkspaceBytes);
+      seen.push([options.maxWorkspaceBytes, options.outputs]);
       return open(options);
     };
-    await runBench(['--dtypes', 'f16', '--max-workspace-mib', '2048'], t.value);
+    await runBench(
+      ['--dtypes', 'f16', '--max-workspace-mib', '2048', '--outputs=rotated'],
+      t.value,
+    );
     await runBench(['--dtypes', 'f16'], t.value);
-    expect(seen).toEqual([2048 * 2 ** 20, undefined]);
+    expect(seen).toEqual([
+      [2048 * 2 ** 20, 'rotated'],
+      [undefined, 'shared'],
+    ]);
   });
 
   it('says there is no GPU and exits 1, measuring nothing', async () => {

@@ -13,7 +13,7 @@ import { renderMarkdown, renderSvg } from './render.js';
 import { planGroups } from './rows.js';
 import { runBenchReport, type TorchOutcome } from './runner.js';
 import { buildTorchJob, findTorchScript, readTorchResults, spawnTorchScript } from './torch.js';
-import type { BenchCase, BenchGroup, BenchReport } from './types.js';
+import type { BenchCase, BenchGroup, BenchOutputs, BenchReport } from './types.js';
 
 export { BENCH_USAGE, type BenchOptions, parseBenchArgs, QUICK_CASES } from './args.js';
 export { matchTorch, summarize, withMetrics } from './compare.js';
@@ -131,6 +131,7 @@ export interface BenchIo {
   stderr: (text: string) => void;
   openBackend: (options: {
     maxWorkspaceBytes?: number | undefined;
+    outputs?: BenchOutputs;
   }) => Promise<{ backend?: BenchBackend; unavailable?: string }>;
   cwd: string;
 }
@@ -171,7 +172,10 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
     return 2;
   }
 
-  const opened = await io.openBackend({ maxWorkspaceBytes: options.maxWorkspaceBytes });
+  const opened = await io.openBackend({
+    maxWorkspaceBytes: options.maxWorkspaceBytes,
+    outputs: options.outputs,
+  });
   if (!opened.backend) {
     io.stderr(
       `bench: no GPU to benchmark on, so nothing was measured.\n${opened.unavailable ?? ''}\n`,

@@ -161,6 +161,13 @@ describe('renderMarkdown', () => {
     expect(md).not.toContain('best/torch');
     expect(md).not.toContain('## Goals');
     expect(md).toContain('- f64 left out: big.');
+    // A report from before outputs were recorded rotated them; a shared run says so.
+    expect(md).toContain('; our outputs rotated with the inputs;');
+    const shared = renderMarkdown({
+      ...report(false),
+      settings: { ...report(false).settings, outputs: 'shared' },
+    });
+    expect(shared).toContain('; our outputs one buffer per group, overwritten by every call');
   });
 
   it('with PyTorch: versions, ratios, geomeans and goals', () => {

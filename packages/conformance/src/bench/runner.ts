@@ -364,6 +364,7 @@ export async function runBenchReport(
         ? {}
         : { maxWorkspaceBytes: options.maxWorkspaceBytes }),
       rotateBelowBytes: ROTATE_BELOW_BYTES,
+      outputs: options.outputs,
     },
     peaks,
     overhead,

@@ -12,6 +12,8 @@ export type BenchLayout = 'ncdhw' | 'ndhwc';
 export type BenchPass = 'fw' | 'bwData' | 'bwFilter';
 /** Algorithm modes of `Conv3dPlan` (`PlanPreference.algorithm`). */
 export type BenchMode = 'pinned' | 'heuristic' | 'autotune';
+/** Where our timed calls write: one output per group, or one per input set. */
+export type BenchOutputs = 'shared' | 'rotated';
 
 export const ALL_DTYPES: readonly BenchDtype[] = ['f32', 'tf32', 'f16', 'bf16', 'f64'];
 export const ALL_LAYOUTS: readonly BenchLayout[] = ['ncdhw', 'ndhwc'];
@@ -155,6 +157,8 @@ export interface BenchReport {
     /** Our plans' workspace limit in bytes; absent: the library's default, `'auto'`. */
     maxWorkspaceBytes?: number;
     rotateBelowBytes: number;
+    /** Where our calls wrote; absent (reports before it was recorded): `rotated`. */
+    outputs?: BenchOutputs;
   };
   peaks: BenchPeaks;
   overhead: OverheadResult[];

@@ -9,6 +9,12 @@
  * `ENGINE[:KNOB=VALUE[,KNOB=VALUE...]][@WORKSPACE_BYTES]` separated by `;`, e.g.
  * `0:2=1,4=0;0:2=3;28@4096`. Unset or empty, the graph API offers nothing (kernels then takes the
  * legacy fallback), as before the variable existed.
+ *
+ * FAKE_CUDNN_KNOB_INFO scripts the knob ranges engines report (CUDNN_ATTR_ENGINE_KNOB_INFO), as
+ * `ENGINE:KNOB=MIN..MAX/STRIDE[,...]` separated by `;`, e.g. `0:2=0..5/1,4=0..1/1`. An engine
+ * config the caller builds (an engine by global index, knob choices) finalizes when it equals a
+ * scripted config (it then has that config's workspace) or when every choice lies in its engine's
+ * scripted ranges; otherwise finalizing it returns CUDNN_STATUS_NOT_SUPPORTED.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,6 +46,17 @@ typedef struct {
   void *stream;
 } handle_t;
 
+#define MAX_CONFIGS 32
+#define MAX_KNOBS 32
+
+typedef struct {
+  int64_t engine;
+  int knobs;
+  int knob_type[MAX_KNOBS];
+  int64_t knob_value[MAX_KNOBS];
+  int64_t workspace;
+} engine_config_t;
+
 typedef struct {
   int id;
   int type;
@@ -48,12 +65,18 @@ typedef struct {
   int attr_type;
   int64_t attr_count;
   unsigned char attr_bytes[512];
-  /* Scripted engines (1-based config index, 0: none): an engine config or engine descriptor the
-     fake filled, or the config an execution plan was given. */
-  int config;
+  /* The scripted config behind an engine config or engine descriptor the fake filled or
+     finalized, or the config an execution plan was given (has_config). */
+  engine_config_t config;
+  int has_config;
+  /* An engine given a global index, or an engine config given an engine (not yet finalized). */
+  int built;
   int knob_type;
   int64_t knob_value;
   int has_knob;
+  /* A knob info descriptor the fake filled. */
+  int64_t info_min, info_max, info_stride;
+  int has_info;
 } backend_t;
 
 typedef struct {
@@ -83,6 +106,7 @@ enum {
   BACKEND_ENGINEHEUR = 4,
   BACKEND_EXECUTION_PLAN = 5,
   BACKEND_KNOB_CHOICE = 7,
+  BACKEND_KNOB_INFO = 8,
   ATTR_ENGINEHEUR_RESULTS = 202,
   ATTR_ENGINECFG_ENGINE = 300,
   ATTR_ENGINECFG_KNOB_CHOICES = 302,
@@ -90,20 +114,14 @@ enum {
   ATTR_EXECUTION_PLAN_WORKSPACE_SIZE = 402,
   ATTR_KNOB_CHOICE_KNOB_TYPE = 600,
   ATTR_KNOB_CHOICE_KNOB_VALUE = 601,
+  ATTR_KNOB_INFO_TYPE = 1200,
+  ATTR_KNOB_INFO_MAXIMUM_VALUE = 1201,
+  ATTR_KNOB_INFO_MINIMUM_VALUE = 1202,
+  ATTR_KNOB_INFO_STRIDE = 1203,
   ATTR_ENGINE_GLOBAL_INDEX = 1301,
+  ATTR_ENGINE_KNOB_INFO = 1302,
   ATTR_ENGINE_NUMERICAL_NOTE = 1303,
 };
-
-#define MAX_CONFIGS 32
-#define MAX_KNOBS 32
-
-typedef struct {
-  int64_t engine;
-  int knobs;
-  int knob_type[MAX_KNOBS];
-  int64_t knob_value[MAX_KNOBS];
-  int64_t workspace;
-} engine_config_t;
 
 /* Parsed at each call so a test can change the list between plans. Returns the number of
    configs (0 when the variable is unset or empty). */
@@ -142,6 +160,98 @@ static int scripted_engines(engine_config_t *out) {
     while (*p != '\0' && *p != ';') ++p; /* skip what does not parse */
   }
   return n;
+}
+
+typedef struct {
+  int knob;
+  int64_t min, max, stride;
+} knob_range_t;
+
+/* The scripted knob ranges of `engine` (FAKE_CUDNN_KNOB_INFO); returns how many. */
+static int scripted_knob_info(int64_t engine, knob_range_t *out) {
+  const char *p = getenv("FAKE_CUDNN_KNOB_INFO");
+  int n = 0;
+  if (p == NULL) return 0;
+  while (*p != '\0') {
+    char *end;
+    if (*p == ';') {
+      ++p;
+      continue;
+    }
+    const long long e = strtoll(p, &end, 10);
+    p = end;
+    if (*p == ':') {
+      do {
+        ++p;
+        knob_range_t r;
+        r.knob = (int)strtoll(p, &end, 10);
+        if (*end != '=') break;
+        r.min = strtoll(end + 1, &end, 10);
+        if (end[0] != '.' || end[1] != '.') break;
+        r.max = strtoll(end + 2, &end, 10);
+        if (*end != '/') break;
+        r.stride = strtoll(end + 1, &end, 10);
+        if (e == engine && n < MAX_KNOBS) out[n++] = r;
+        p = end;
+      } while (*p == ',');
+    }
+    while (*p != '\0' && *p != ';') ++p;
+  }
+  return n;
+}
+
+static int knows_engine(int64_t engine) {
+  engine_config_t configs[MAX_CONFIGS];
+  knob_range_t ranges[MAX_KNOBS];
+  const int n = scripted_engines(configs);
+  for (int i = 0; i < n; ++i)
+    if (configs[i].engine == engine) return 1;
+  return scripted_knob_info(engine, ranges) > 0;
+}
+
+static int knob_of(const engine_config_t *c, int type, int64_t *value) {
+  for (int i = 0; i < c->knobs; ++i) {
+    if (c->knob_type[i] == type) {
+      *value = c->knob_value[i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A built config is valid as a scripted config (taking its workspace) or within its engine's
+   scripted knob ranges. */
+static int validate_built(engine_config_t *c) {
+  engine_config_t configs[MAX_CONFIGS];
+  const int n = scripted_engines(configs);
+  for (int i = 0; i < n; ++i) {
+    const engine_config_t *s = &configs[i];
+    if (s->engine != c->engine || s->knobs != c->knobs) continue;
+    int same = 1;
+    for (int k = 0; k < c->knobs && same; ++k) {
+      int64_t v;
+      same = knob_of(s, c->knob_type[k], &v) && v == c->knob_value[k];
+    }
+    if (same) {
+      c->workspace = s->workspace;
+      return 1;
+    }
+  }
+  knob_range_t ranges[MAX_KNOBS];
+  const int r = scripted_knob_info(c->engine, ranges);
+  if (r == 0) return 0;
+  for (int k = 0; k < c->knobs; ++k) {
+    int ok = 0;
+    for (int i = 0; i < r && !ok; ++i) {
+      const knob_range_t *g = &ranges[i];
+      const int64_t v = c->knob_value[k];
+      ok = g->knob == c->knob_type[k] && v >= g->min && v <= g->max && g->stride > 0 &&
+           (v - g->min) % g->stride == 0;
+    }
+    if (!ok) return 0;
+  }
+  c->workspace = 0;
+  return 1;
 }
 
 size_t cudnnGetVersion(void) {
@@ -215,7 +325,15 @@ status_t cudnnBackendDestroyDescriptor(void *p) {
 }
 
 status_t cudnnBackendFinalize(void *p) {
-  log_call("cudnnBackendFinalize #%d", ((backend_t *)p)->id);
+  backend_t *desc = p;
+  log_call("cudnnBackendFinalize #%d", desc->id);
+  if (desc->built && desc->type == BACKEND_ENGINE && !knows_engine(desc->config.engine))
+    return 3000;
+  if (desc->built && desc->type == BACKEND_ENGINECFG) {
+    if (!validate_built(&desc->config)) return 3000;
+    desc->built = 0;
+    desc->has_config = 1;
+  }
   return 0;
 }
 
@@ -248,9 +366,40 @@ status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, co
   desc->attr_count = count;
   if (bytes) memcpy(desc->attr_bytes, data, bytes);
   /* Kept apart from the stored attribute, which the next set overwrites. */
-  if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_ENGINE_CONFIG &&
-      type == TYPE_BACKEND_DESCRIPTOR && count >= 1) {
-    desc->config = ((backend_t *const *)data)[0]->config;
+  const backend_t *first = (type == 15 && count >= 1) ? ((backend_t *const *)data)[0] : NULL;
+  if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_ENGINE_CONFIG && first) {
+    desc->config = first->config;
+    desc->has_config = first->has_config;
+  }
+  if (desc->type == BACKEND_ENGINE && name == ATTR_ENGINE_GLOBAL_INDEX && type == TYPE_INT64) {
+    memset(&desc->config, 0, sizeof desc->config);
+    desc->config.engine = *(const int64_t *)data;
+    desc->built = 1;
+  }
+  if (desc->type == BACKEND_KNOB_CHOICE && name == ATTR_KNOB_CHOICE_KNOB_TYPE &&
+      type == TYPE_KNOB_TYPE) {
+    desc->knob_type = *(const int32_t *)data;
+    desc->has_knob = 1;
+  }
+  if (desc->type == BACKEND_KNOB_CHOICE && name == ATTR_KNOB_CHOICE_KNOB_VALUE &&
+      type == TYPE_INT64) {
+    desc->knob_value = *(const int64_t *)data;
+    desc->has_knob = 1;
+  }
+  if (desc->type == BACKEND_ENGINECFG && name == ATTR_ENGINECFG_ENGINE && first) {
+    memset(&desc->config, 0, sizeof desc->config);
+    desc->config.engine = first->config.engine;
+    desc->built = 1;
+    desc->has_config = 0;
+  }
+  if (desc->type == BACKEND_ENGINECFG && name == ATTR_ENGINECFG_KNOB_CHOICES && type == 15) {
+    desc->config.knobs = 0;
+    for (int64_t i = 0; i < count && i < MAX_KNOBS; ++i) {
+      const backend_t *choice = ((backend_t *const *)data)[i];
+      desc->config.knob_type[i] = choice->knob_type;
+      desc->config.knob_value[i] = choice->knob_value;
+      desc->config.knobs = (int)i + 1;
+    }
   }
   return 0;
 }
@@ -260,17 +409,17 @@ status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, co
 static status_t scripted_get(backend_t *desc, int name, int type, int64_t requested,
                              int64_t *count, void *data) {
   engine_config_t configs[MAX_CONFIGS];
-  const int n = scripted_engines(configs);
-  if (n == 0) return -1;
   const int64_t room = data == NULL ? 0 : requested;
-  const engine_config_t *c =
-      desc->config >= 1 && desc->config <= n ? &configs[desc->config - 1] : NULL;
+  const engine_config_t *c = desc->has_config ? &desc->config : NULL;
   if (desc->type == BACKEND_ENGINEHEUR && name == ATTR_ENGINEHEUR_RESULTS &&
       type == TYPE_BACKEND_DESCRIPTOR) {
+    const int n = scripted_engines(configs);
+    if (n == 0) return -1;
     *count = n;
     for (int64_t i = 0; i < room && i < n; ++i) {
       backend_t *out = ((backend_t **)data)[i];
-      out->config = (int)i + 1;
+      out->config = configs[i];
+      out->has_config = 1;
       log_append(i ? ",#%d<-config%lld" : " filled=#%d<-config%lld", out->id, (long long)i);
     }
     return 0;
@@ -279,7 +428,25 @@ static status_t scripted_get(backend_t *desc, int name, int type, int64_t reques
   if (desc->type == BACKEND_ENGINECFG && name == ATTR_ENGINECFG_ENGINE &&
       type == TYPE_BACKEND_DESCRIPTOR) {
     *count = 1;
-    if (room >= 1) ((backend_t **)data)[0]->config = desc->config;
+    if (room >= 1) {
+      ((backend_t **)data)[0]->config = desc->config;
+      ((backend_t **)data)[0]->has_config = 1;
+    }
+    return 0;
+  }
+  if (desc->type == BACKEND_ENGINE && name == ATTR_ENGINE_KNOB_INFO &&
+      type == TYPE_BACKEND_DESCRIPTOR) {
+    knob_range_t ranges[MAX_KNOBS];
+    const int r = scripted_knob_info(c->engine, ranges);
+    *count = r;
+    for (int64_t i = 0; i < room && i < r; ++i) {
+      backend_t *out = ((backend_t **)data)[i];
+      out->knob_type = ranges[i].knob;
+      out->info_min = ranges[i].min;
+      out->info_max = ranges[i].max;
+      out->info_stride = ranges[i].stride;
+      out->has_info = 1;
+    }
     return 0;
   }
   if (desc->type == BACKEND_ENGINECFG && name == ATTR_ENGINECFG_KNOB_CHOICES &&
@@ -321,8 +488,25 @@ static status_t scripted_get(backend_t *desc, int name, int type, int64_t reques
 
 static status_t scripted_knob_get(backend_t *desc, int name, int type, int64_t requested,
                                   int64_t *count, void *data) {
-  if (desc->type != BACKEND_KNOB_CHOICE || !desc->has_knob) return -1;
   const int64_t room = data == NULL ? 0 : requested;
+  if (desc->type == BACKEND_KNOB_INFO && desc->has_info) {
+    if (name == ATTR_KNOB_INFO_TYPE && type == TYPE_KNOB_TYPE) {
+      *count = 1;
+      if (room >= 1) *(int32_t *)data = desc->knob_type;
+      return 0;
+    }
+    const int64_t value = name == ATTR_KNOB_INFO_MINIMUM_VALUE   ? desc->info_min
+                          : name == ATTR_KNOB_INFO_MAXIMUM_VALUE ? desc->info_max
+                                                                 : desc->info_stride;
+    if (type == TYPE_INT64 && (name == ATTR_KNOB_INFO_MINIMUM_VALUE ||
+                               name == ATTR_KNOB_INFO_MAXIMUM_VALUE || name == ATTR_KNOB_INFO_STRIDE)) {
+      *count = 1;
+      if (room >= 1) *(int64_t *)data = value;
+      return 0;
+    }
+    return -1;
+  }
+  if (desc->type != BACKEND_KNOB_CHOICE || !desc->has_knob) return -1;
   if (name == ATTR_KNOB_CHOICE_KNOB_TYPE && type == TYPE_KNOB_TYPE) {
     *count = 1;
     if (room >= 1) *(int32_t *)data = desc->knob_type;
