@@ -93,7 +93,32 @@ describe('mergeReports', () => {
     expect(m.summary!.losses).toEqual(['b|f32|ncdhw|fw 2.000×']);
     expect(m.overhead).toHaveLength(2);
     expect(m.notes[0]).toMatch(/^Merged from 2 reports: gpu0 started .*; gpu1 started/);
-    expect(m.notes[1]).toBe('gpu0 2026-11-30T16:22:52Z: budget hit');
+    expect(m.notes[1]).toBe(
+      'Rows taken from each: gpu0 started 2026-11-30T16:22:52Z: 1; gpu1 started 2026-11-30T16:22:50Z: 1.',
+    );
+    expect(m.notes[2]).toBe('gpu0 2026-11-30T16:22:52Z: budget hit');
+    expect(m.rows.map((r) => r.source)).toEqual([
+      'gpu0 started 2026-11-30T16:22:52Z',
+      'gpu1 started 2026-11-30T16:22:50Z',
+    ]);
+    // Neither report recorded its outputs (both rotated): no note, and the setting says so.
+    expect(m.settings.outputs).toBe('rotated');
+  });
+
+  it("keeps a row's source through a second merge, and notes outputs that differ", () => {
+    const a = report('s4', '2026-11-30T16:00:00Z', [row('a|f32|ncdhw|fw', 1.02)]);
+    const first = mergeReports([a], 'session4');
+    const b = report('run18', '2026-11-30T18:00:00Z', [row('b|f32|ncdhw|fw', 0.9)]);
+    b.settings = { ...b.settings, outputs: 'shared' };
+    const m = mergeReports([first, b], 'session5');
+    expect(m.rows.map((r) => r.source)).toEqual([
+      's4 started 2026-11-30T16:00:00Z',
+      'run18 started 2026-11-30T18:00:00Z',
+    ]);
+    expect(m.settings.outputs).toBe('mixed');
+    expect(m.notes).toContain(
+      'Our outputs: rotated in session4 started 2026-11-30T16:00:00Z; shared in run18 started 2026-11-30T18:00:00Z.',
+    );
   });
 
   it('refuses reports of different cuDNN versions or GPUs', () => {

@@ -50,23 +50,37 @@ export function mergeReports(reports: readonly BenchReport[], label: string): Be
       );
     }
   }
+  const sourceOf = (r: BenchReport) => `${r.label || '(no label)'} started ${r.startedAt}`;
   const rows = new Map<string, BenchRowResult>();
   for (const r of reports) {
     for (const row of r.rows) {
       const held = rows.get(row.id);
-      if (held === undefined || compared(row) || !compared(held)) rows.set(row.id, row);
+      if (held === undefined || compared(row) || !compared(held))
+        rows.set(row.id, { ...row, source: row.source ?? sourceOf(r) });
     }
   }
   const merged = [...rows.values()];
-  const sources = reports.map((r) => `${r.label || '(no label)'} started ${r.startedAt}`);
+  const sources = reports.map(sourceOf);
+  const taken = new Map<string, number>();
+  for (const row of merged) taken.set(row.source!, (taken.get(row.source!) ?? 0) + 1);
+  const outputsOf = (r: BenchReport) => r.settings.outputs ?? 'rotated';
+  const outputs = new Set(reports.map(outputsOf));
   const report: BenchReport = {
     ...first,
+    settings: {
+      ...first.settings,
+      outputs: outputs.size === 1 ? outputsOf(first) : 'mixed',
+    },
     label,
     startedAt: reports.map((r) => r.startedAt).sort()[0]!,
     overhead: reports.flatMap((r) => r.overhead),
     rows: merged,
     notes: [
       `Merged from ${reports.length} reports: ${sources.join('; ')}.`,
+      `Rows taken from each: ${[...taken].map(([s, n]) => `${s}: ${n}`).join('; ')}.`,
+      ...(outputs.size === 1
+        ? []
+        : [`Our outputs: ${reports.map((r) => `${outputsOf(r)} in ${sourceOf(r)}`).join('; ')}.`]),
       ...reports.flatMap((r) =>
         r.notes.map((n) => `${r.label || '(no label)'} ${r.startedAt}: ${n}`),
       ),

@@ -168,6 +168,11 @@ describe('renderMarkdown', () => {
       settings: { ...report(false).settings, outputs: 'shared' },
     });
     expect(shared).toContain('; our outputs one buffer per group, overwritten by every call');
+    const mixed = renderMarkdown({
+      ...report(false),
+      settings: { ...report(false).settings, outputs: 'mixed' },
+    });
+    expect(mixed).toContain('; our outputs shared in some merged reports, rotated in others');
   });
 
   it('with PyTorch: versions, ratios, geomeans and goals', () => {

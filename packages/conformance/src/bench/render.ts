@@ -78,7 +78,7 @@ export function renderMarkdown(report: BenchReport): string {
   }
   const s = report.settings;
   out.push(
-    `- timing: CUDA events per call, warm-up ${s.warmup}, median of ${s.reps} reps; inputs rotated among sets while one set is below ${(s.rotateBelowBytes / 2 ** 20).toFixed(0)} MiB; ${s.outputs === 'shared' ? "our outputs one buffer per group, overwritten by every call (PyTorch's allocator gives each call the block the last one freed)" : 'our outputs rotated with the inputs'}; pinned mode capped at ${s.pinnedBudgetMs} ms per row; f64 only up to ${s.f64MaxMacs.toExponential(1)} MACs; our workspace limit ${s.maxWorkspaceBytes === undefined ? "'auto' (default: the larger of 1 GiB and twice the problem's tensors, at most half the free memory)" : `${(s.maxWorkspaceBytes / 2 ** 20).toFixed(0)} MiB`}`,
+    `- timing: CUDA events per call, warm-up ${s.warmup}, median of ${s.reps} reps; inputs rotated among sets while one set is below ${(s.rotateBelowBytes / 2 ** 20).toFixed(0)} MiB; ${s.outputs === 'shared' ? "our outputs one buffer per group, overwritten by every call (PyTorch's allocator gives each call the block the last one freed)" : s.outputs === 'mixed' ? 'our outputs shared in some merged reports, rotated in others (see the notes)' : 'our outputs rotated with the inputs'}; pinned mode capped at ${s.pinnedBudgetMs} ms per row; f64 only up to ${s.f64MaxMacs.toExponential(1)} MACs; our workspace limit ${s.maxWorkspaceBytes === undefined ? "'auto' (default: the larger of 1 GiB and twice the problem's tensors, at most half the free memory)" : `${(s.maxWorkspaceBytes / 2 ** 20).toFixed(0)} MiB`}`,
   );
   out.push('', '## Peaks measured in this run', '');
   const bw = report.peaks.copyBytesPerS;

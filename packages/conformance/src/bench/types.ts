@@ -81,6 +81,8 @@ export interface BenchRowResult extends BenchRowKey {
   ratioBest?: number;
   /** mode / torch, per mode that produced a time. */
   ratioByMode?: Partial<Record<BenchMode, number>>;
+  /** In a merged report: the report the row came from (`<label> started <time>`). */
+  source?: string;
 }
 
 /** One PyTorch measurement, as the python script reports it. */
@@ -157,8 +159,11 @@ export interface BenchReport {
     /** Our plans' workspace limit in bytes; absent: the library's default, `'auto'`. */
     maxWorkspaceBytes?: number;
     rotateBelowBytes: number;
-    /** Where our calls wrote; absent (reports before it was recorded): `rotated`. */
-    outputs?: BenchOutputs;
+    /**
+     * Where our calls wrote; absent (reports before it was recorded): `rotated`; `mixed`: a
+     * merged report whose reports differ (its notes say which).
+     */
+    outputs?: BenchOutputs | 'mixed';
   };
   peaks: BenchPeaks;
   overhead: OverheadResult[];
