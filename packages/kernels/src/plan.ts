@@ -56,6 +56,7 @@ import {
   autoWorkspaceLimit,
   engineName,
   engineRejection,
+  fastestIndices,
   intendedMathPrecision,
   type KnobRange,
   knobNeighbours,
@@ -2280,7 +2281,7 @@ export class Conv3dPlan {
       const firstSearched = built.length;
       const searchStarted = Date.now();
       const searching = (budget: number) => Date.now() - searchStarted < budget;
-      const bases = tuneFinalists(timings, Number.POSITIVE_INFINITY, TUNE_SEARCH_BASES);
+      const bases = fastestIndices(timings, TUNE_SEARCH_BASES);
       const seen = new Set(built.map((b) => configId(b.c.engineIndex, b.c.knobs)));
       const skip = this.preference.deterministic ? REDUCTION_KNOBS : undefined;
       for (const base of bases.map((i) => built[i]!.c)) {
@@ -2316,9 +2317,8 @@ export class Conv3dPlan {
             `${d.describe()} ${pass}: searched ${i - firstSearched + 1}/${built.length - firstSearched} ${name} ${timings[i]!.toFixed(3)} ms`,
           );
         }
-        const challengers = tuneFinalists(
+        const challengers = fastestIndices(
           timings.map((t, i) => (i >= firstSearched ? t : Number.POSITIVE_INFINITY)),
-          Number.POSITIVE_INFINITY,
           TUNE_FINALISTS,
         ).filter((i) => timings[i]! <= timings[leader]! * TUNE_SEARCH_KEEP_RATIO);
         for (let i = firstSearched; i < built.length; i++) {

@@ -8,6 +8,7 @@ import {
   engineAllowed,
   engineName,
   engineRejection,
+  fastestIndices,
   intendedMathPrecision,
   KNOB_NAMES,
   knobNeighbours,
@@ -269,5 +270,13 @@ describe('knobNeighbours', () => {
 
   it('REDUCTION_KNOBS are the split-K and split reduction knobs', () => {
     expect([...REDUCTION_KNOBS].sort((a, b) => a - b)).toEqual([0, 12, 15, 16, 17, 20]);
+  });
+});
+
+describe('fastestIndices', () => {
+  it('the fastest finite timings first, ties in index order, zero included', () => {
+    const inf = Number.POSITIVE_INFINITY;
+    expect(fastestIndices([0.5, 0, inf, 0, 0.2], 3)).toEqual([1, 3, 4]);
+    expect(fastestIndices([inf, Number.NaN], 2)).toEqual([]);
   });
 });

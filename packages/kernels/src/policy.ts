@@ -299,6 +299,15 @@ export function tuneFinalists(
     .slice(0, max);
 }
 
+/** The indices of the `count` fastest finite timings, fastest first (ties in index order). */
+export function fastestIndices(timings: readonly number[], count: number): number[] {
+  return timings
+    .map((_, i) => i)
+    .filter((i) => Number.isFinite(timings[i]!))
+    .sort((a, b) => timings[a]! - timings[b]! || a - b)
+    .slice(0, count);
+}
+
 /**
  * Autotune's cut-off for a candidate's warm-up run: a candidate whose warm-up run
  * took longer than this cannot be a finalist, so it is not timed again. Both a ratio and an

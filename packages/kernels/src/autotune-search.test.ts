@@ -1,0 +1,147 @@
+/**
+ * Autotune end to end without a GPU: the fake libcuda of @baracuda/driver (its events report
+ * every run as 0 ms, so all candidates tie) under the fake libcudnn.so.9 of @baracuda/cudnn-sys,
+ * whose scripted engine list (FAKE_CUDNN_ENGINES) and knob ranges (FAKE_CUDNN_KNOB_INFO) give the
+ * knob search something to build. This proves the plumbing of the search (reading an engine's
+ * knob ranges, building configs by engine index and knob choices, timing them, caching the
+ * winner, rebuilding it on a cache hit), not its timing, which only a GPU can show.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ElementKind } from '@baracuda/types';
+import { describe, expect, it } from 'vitest';
+import { smallProblem, useFakeCudnn } from './fake-cudnn.test-helpers.js';
+
+/** The driver package's fake libcuda, compiled; null where there is no C compiler. */
+function useFakeCuda(): string | null {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('@baracuda/driver/package.json');
+    const library = join(
+      mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cuda-')),
+      'libcuda.so.1',
+    );
+    execFileSync('cc', [
+      '-shared',
+      '-fPIC',
+      '-O1',
+      '-o',
+      library,
+      join(dirname(pkg), 'test', 'fake-libcuda.c'),
+    ]);
+    process.env.BARACUDA_CUDA_DRIVER_LIBRARY = library;
+    return library;
+  } catch {
+    return null;
+  }
+}
+
+const fakeCudnn = useFakeCudnn();
+const fakeCuda = useFakeCuda();
+// Two configs of engine 0 (TILE_SIZE and EDGE knobs), then a knob-less engine 28.
+process.env.FAKE_CUDNN_ENGINES = '0:2=1,4=0;0:2=3;28';
+// Engine 0's ranges: TILE_SIZE 0..5, EDGE 0..1. Engine 28 reports none.
+process.env.FAKE_CUDNN_KNOB_INFO = '0:2=0..5/1,4=0..1/1';
+
+describe.skipIf(fakeCudnn === null || fakeCuda === null)(
+  'autotune knob search (fake libcuda and libcudnn; skipped where no C compiler is found)',
+  () => {
+    it('builds the configs one knob away from the two fastest, times them and caches the winner', async () => {
+      const { Stream } = await import('@baracuda/driver');
+      const { Conv3dPlan } = await import('./plan.js');
+      const stream = Stream.create();
+      const cachePath = join(mkdtempSync(join(tmpdir(), 'baracuda-search-')), 'autotune.json');
+      const messages: string[] = [];
+      const plan = await Conv3dPlan.select(
+        stream,
+        smallProblem(ElementKind.F32),
+        { algorithm: 'autotune' },
+        { passes: ['fw'], autotuneCachePath: cachePath, onProgress: (m) => messages.push(m) },
+      );
+      const fw = (m: string) => m.replace(/^conv3d .* fw: /, '');
+      const lines = messages.map(fw);
+      // The three scripted configs are candidates; all tie at 0 ms, so the first two are the bases.
+      expect(lines.filter((l) => l.startsWith('candidate '))).toHaveLength(3);
+      // Around engine 0 (TILE_SIZE=1 EDGE=0): TILE_SIZE 0, 2, 3, 4, 5 (3 with EDGE=0 is not the
+      // second base, which has no EDGE) and EDGE=1. Around engine 0 (TILE_SIZE=3): TILE_SIZE 0..5
+      // but 3, without EDGE, and EDGE=1 (EDGE=0 was built already).
+      const searched = lines
+        .filter((l) => l.startsWith('searched '))
+        .map((l) => l.replace(/^searched \d+\/\d+ /, '').replace(/ [\d.]+ ms$/, ''));
+      expect(searched).toEqual([
+        'engine 0 (TILE_SIZE=0 EDGE=0)',
+        'engine 0 (TILE_SIZE=2 EDGE=0)',
+        'engine 0 (TILE_SIZE=3 EDGE=0)',
+        'engine 0 (TILE_SIZE=4 EDGE=0)',
+        'engine 0 (TILE_SIZE=5 EDGE=0)',
+        'engine 0 (TILE_SIZE=1 EDGE=1)',
+        'engine 0 (TILE_SIZE=0)',
+        'engine 0 (TILE_SIZE=1)',
+        'engine 0 (TILE_SIZE=2)',
+        'engine 0 (TILE_SIZE=4)',
+        'engine 0 (TILE_SIZE=5)',
+        'engine 0 (TILE_SIZE=3 EDGE=1)',
+      ]);
+      expect(lines).toContain('knob search: 12 more configs of engine 0');
+      // Ties keep the leader, the heuristics' first config.
+      expect(plan.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+      const cache = JSON.parse(readFileSync(cachePath, 'utf8'));
+      expect(Object.values(cache.entries)).toEqual([
+        expect.objectContaining({
+          engineIndex: 0,
+          knobs: [
+            [2, 1],
+            [4, 0],
+          ],
+        }),
+      ]);
+      plan.dispose();
+      // A second plan takes the cached choice: built directly, nothing timed.
+      const again: string[] = [];
+      const cached = await Conv3dPlan.select(
+        stream,
+        smallProblem(ElementKind.F32),
+        { algorithm: 'autotune' },
+        { passes: ['fw'], autotuneCachePath: cachePath, onProgress: (m) => again.push(m) },
+      );
+      expect(cached.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+      expect(again).toEqual([]);
+      cached.dispose();
+      stream.dispose();
+    });
+
+    it('leaves split-K knobs alone when determinism is asked for', async () => {
+      const { Stream } = await import('@baracuda/driver');
+      const { Conv3dPlan } = await import('./plan.js');
+      const saved = process.env.FAKE_CUDNN_KNOB_INFO;
+      process.env.FAKE_CUDNN_KNOB_INFO = '0:0=1..3/1,2=0..5/1,4=0..1/1'; // SPLIT_K 1..3 as well
+      try {
+        const stream = Stream.create();
+        const searches = async (deterministic: boolean) => {
+          const cachePath = join(mkdtempSync(join(tmpdir(), 'baracuda-search-')), 'autotune.json');
+          const messages: string[] = [];
+          const plan = await Conv3dPlan.select(
+            stream,
+            smallProblem(ElementKind.F32),
+            { algorithm: 'autotune', deterministic },
+            { passes: ['fw'], autotuneCachePath: cachePath, onProgress: (m) => messages.push(m) },
+          );
+          plan.dispose();
+          return messages
+            .map((m) => m.replace(/^.* fw: /, ''))
+            .filter((m) => m.startsWith('knob search:') || m.includes('SPLIT_K'));
+        };
+        // Each base gets SPLIT_K 1, 2 and 3 besides the 12 configs of the first test.
+        const free = await searches(false);
+        expect(free[0]).toBe('knob search: 18 more configs of engine 0');
+        expect(free.filter((m) => m.startsWith('searched '))).toHaveLength(6);
+        expect(await searches(true)).toEqual(['knob search: 12 more configs of engine 0']);
+        stream.dispose();
+      } finally {
+        process.env.FAKE_CUDNN_KNOB_INFO = saved;
+      }
+    });
+  },
+);
