@@ -1229,31 +1229,12 @@ export class Conv3dPlan {
   /** The legacy tensor descriptors of the layout transforms (made once). */
   #viaDescriptors(via: ViaNdhwc): NonNullable<ViaNdhwc['descs']> {
     if (via.descs !== undefined) return via.descs;
-    const dt = cudnnDataType(this.descriptor.element);
     const t = ndhwcTransforms(this.descriptor);
-    const make = (dims: readonly number[], strides: readonly number[], what: string) => {
-      const r = cudnn.cudnnCreateTensorDescriptor();
-      check(r.status, 'cudnnCreateTensorDescriptor', this.#problem);
-      const desc = outputOf<LegacyDescriptor>(r, 'tensorDesc');
-      this.#res.tensors.add(desc);
-      check(
-        cudnn.cudnnSetTensorNdDescriptor(
-          desc,
-          dt,
-          5,
-          Int32Array.from(dims),
-          Int32Array.from(strides),
-        ),
-        'cudnnSetTensorNdDescriptor',
-        `${this.#problem} (${what})`,
-      );
-      return desc;
-    };
     const from = {} as Record<Role, LegacyDescriptor>;
     const to = {} as Record<Role, LegacyDescriptor>;
     for (const role of ROLES) {
-      from[role] = make(t[role].dims, t[role].from, `${role} NCDHW`);
-      to[role] = make(t[role].dims, t[role].to, `${role} NDHWC`);
+      from[role] = this.#legacyTensor(t[role].dims, t[role].from, `${role} NCDHW`);
+      to[role] = this.#legacyTensor(t[role].dims, t[role].to, `${role} NDHWC`);
     }
     via.descs = { from, to };
     return via.descs;
@@ -2289,12 +2270,14 @@ export class Conv3dPlan {
         for (const knobs of knobNeighbours(base.knobs, space, TUNE_SEARCH_VALUES, skip)) {
           if (built.length - firstSearched >= TUNE_SEARCH_MAX || !searching(TUNE_SEARCH_BUDGET_MS))
             break;
-          if (seen.has(configId(base.engineIndex, knobs))) continue;
-          seen.add(configId(base.engineIndex, knobs));
+          const asked = configId(base.engineIndex, knobs);
+          if (seen.has(asked)) continue;
+          seen.add(asked);
           const b = this.#buildCandidate(graph, base.engineIndex, knobs);
           if (b === null) continue;
+          // cuDNN may read a config back with other knobs than asked: dedupe on what it reports.
           const id = configId(b.c.engineIndex, b.c.knobs);
-          if (id !== configId(base.engineIndex, knobs) && seen.has(id)) {
+          if (id !== asked && seen.has(id)) {
             this.#destroyBackend(b.plan);
             this.#destroyBackend(b.c.cfg);
             continue;
@@ -2373,31 +2356,37 @@ export class Conv3dPlan {
   // -------------------------------------------------------------------------------------------
   // legacy API
 
+  /** A plan-owned legacy 5-D tensor descriptor of the problem's data type. */
+  #legacyTensor(
+    dims: readonly number[],
+    strides: readonly number[],
+    what: string,
+  ): LegacyDescriptor {
+    const r = cudnn.cudnnCreateTensorDescriptor();
+    check(r.status, 'cudnnCreateTensorDescriptor', this.#problem);
+    const t = outputOf<LegacyDescriptor>(r, 'tensorDesc');
+    this.#res.tensors.add(t);
+    check(
+      cudnn.cudnnSetTensorNdDescriptor(
+        t,
+        cudnnDataType(this.descriptor.element),
+        5,
+        Int32Array.from(dims),
+        Int32Array.from(strides),
+      ),
+      'cudnnSetTensorNdDescriptor',
+      `${this.#problem} (${what})`,
+    );
+    return t;
+  }
+
   #legacyDescriptors(): { x: LegacyDescriptor; w: LegacyDescriptor; y: LegacyDescriptor } {
     const base = this.#legacyBase;
     if (base.x && base.w && base.y) return { x: base.x, w: base.w, y: base.y };
     const d = this.descriptor;
     const dt = cudnnDataType(d.element);
-    const tensor = (shape: readonly number[], strides: readonly number[], what: string) => {
-      const r = cudnn.cudnnCreateTensorDescriptor();
-      check(r.status, 'cudnnCreateTensorDescriptor', this.#problem);
-      const t = outputOf<LegacyDescriptor>(r, 'tensorDesc');
-      this.#res.tensors.add(t);
-      check(
-        cudnn.cudnnSetTensorNdDescriptor(
-          t,
-          dt,
-          5,
-          Int32Array.from(shape),
-          Int32Array.from(strides),
-        ),
-        'cudnnSetTensorNdDescriptor',
-        `${this.#problem} (${what})`,
-      );
-      return t;
-    };
-    base.x ??= tensor(d.xShape, d.xStrides, 'x');
-    base.y ??= tensor(d.yShape, d.yStrides, 'y');
+    base.x ??= this.#legacyTensor(d.xShape, d.xStrides, 'x');
+    base.y ??= this.#legacyTensor(d.yShape, d.yStrides, 'y');
     if (!base.w) {
       const r = cudnn.cudnnCreateFilterDescriptor();
       check(r.status, 'cudnnCreateFilterDescriptor', this.#problem);
