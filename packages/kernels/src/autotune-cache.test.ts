@@ -9,24 +9,17 @@ import {
   readAutotuneCache,
   writeAutotuneEntry,
 } from './autotune-cache.js';
+import { type CapturedWarning, captureWarnings } from './warnings.test-helpers.js';
 
 let dir: string;
-let warnings: { message: string; type: string | undefined }[];
-const onWarning = (w: Error) => warnings.push({ message: w.message, type: w.name });
+let warnings: CapturedWarning[];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'baracuda-autotune-'));
-  warnings = [];
-  vi.spyOn(process, 'emitWarning').mockImplementation(((
-    message: string,
-    options?: { type?: string },
-  ) => {
-    warnings.push({ message, type: options?.type });
-  }) as typeof process.emitWarning);
+  warnings = captureWarnings();
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  void onWarning;
 });
 
 describe('autotune cache file', () => {

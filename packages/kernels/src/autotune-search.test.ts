@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { smallProblem, useFakeCudnn } from './fake-cudnn.test-helpers.js';
+import type { StreamLike } from './sys.js';
 
 /** The driver package's fake libcuda, compiled; null where there is no C compiler. */
 function useFakeCuda(): string | null {
@@ -45,23 +46,37 @@ process.env.FAKE_CUDNN_ENGINES = '0:2=1,4=0;0:2=3;28';
 // Engine 0's ranges: TILE_SIZE 0..5, EDGE 0..1. Engine 28 reports none.
 process.env.FAKE_CUDNN_KNOB_INFO = '0:2=0..5/1,4=0..1/1';
 
+/** A new autotune cache file's path. */
+const newCache = () => join(mkdtempSync(join(tmpdir(), 'baracuda-search-')), 'autotune.json');
+
+/**
+ * Select an autotuned plan of the small f32 problem's forward pass on `stream`, with the cache at
+ * `cachePath`; the plan and its progress lines (without the problem's name).
+ */
+async function tune(stream: StreamLike, cachePath: string, deterministic = false) {
+  const { Conv3dPlan } = await import('./plan.js');
+  const lines: string[] = [];
+  const plan = await Conv3dPlan.select(
+    stream,
+    smallProblem(ElementKind.F32),
+    { algorithm: 'autotune', deterministic },
+    {
+      passes: ['fw'],
+      autotuneCachePath: cachePath,
+      onProgress: (m) => lines.push(m.replace(/^conv3d .* fw: /, '')),
+    },
+  );
+  return { plan, lines };
+}
+
 describe.skipIf(fakeCudnn === null || fakeCuda === null)(
   'autotune knob search (fake libcuda and libcudnn; skipped where no C compiler is found)',
   () => {
     it('builds the configs one knob away from the two fastest, times them and caches the winner', async () => {
       const { Stream } = await import('@baracuda/driver');
-      const { Conv3dPlan } = await import('./plan.js');
       const stream = Stream.create();
-      const cachePath = join(mkdtempSync(join(tmpdir(), 'baracuda-search-')), 'autotune.json');
-      const messages: string[] = [];
-      const plan = await Conv3dPlan.select(
-        stream,
-        smallProblem(ElementKind.F32),
-        { algorithm: 'autotune' },
-        { passes: ['fw'], autotuneCachePath: cachePath, onProgress: (m) => messages.push(m) },
-      );
-      const fw = (m: string) => m.replace(/^conv3d .* fw: /, '');
-      const lines = messages.map(fw);
+      const cachePath = newCache();
+      const { plan, lines } = await tune(stream, cachePath);
       // The three scripted configs are candidates; all tie at 0 ms, so the first two are the bases.
       expect(lines.filter((l) => l.startsWith('candidate '))).toHaveLength(3);
       // Around engine 0 (TILE_SIZE=1 EDGE=0): TILE_SIZE 0, 2, 3, 4, 5 (3 with EDGE=0 is not the
@@ -99,47 +114,31 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       ]);
       plan.dispose();
       // A second plan takes the cached choice: built directly, nothing timed.
-      const again: string[] = [];
-      const cached = await Conv3dPlan.select(
-        stream,
-        smallProblem(ElementKind.F32),
-        { algorithm: 'autotune' },
-        { passes: ['fw'], autotuneCachePath: cachePath, onProgress: (m) => again.push(m) },
-      );
-      expect(cached.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
-      expect(again).toEqual([]);
-      cached.dispose();
+      const again = await tune(stream, cachePath);
+      expect(again.plan.algorithm('fw').name).toBe('engine 0 (TILE_SIZE=1 EDGE=0)');
+      expect(again.lines).toEqual([]);
+      again.plan.dispose();
       stream.dispose();
     });
 
     it('leaves split-K knobs alone when determinism is asked for', async () => {
       const { Stream } = await import('@baracuda/driver');
-      const { Conv3dPlan } = await import('./plan.js');
       const saved = process.env.FAKE_CUDNN_KNOB_INFO;
       process.env.FAKE_CUDNN_KNOB_INFO = '0:0=1..3/1,2=0..5/1,4=0..1/1'; // SPLIT_K 1..3 as well
+      const stream = Stream.create();
       try {
-        const stream = Stream.create();
         const searches = async (deterministic: boolean) => {
-          const cachePath = join(mkdtempSync(join(tmpdir(), 'baracuda-search-')), 'autotune.json');
-          const messages: string[] = [];
-          const plan = await Conv3dPlan.select(
-            stream,
-            smallProblem(ElementKind.F32),
-            { algorithm: 'autotune', deterministic },
-            { passes: ['fw'], autotuneCachePath: cachePath, onProgress: (m) => messages.push(m) },
-          );
+          const { plan, lines } = await tune(stream, newCache(), deterministic);
           plan.dispose();
-          return messages
-            .map((m) => m.replace(/^.* fw: /, ''))
-            .filter((m) => m.startsWith('knob search:') || m.includes('SPLIT_K'));
+          return lines.filter((l) => l.startsWith('knob search:') || l.includes('SPLIT_K'));
         };
         // Each base gets SPLIT_K 1, 2 and 3 besides the 12 configs of the first test.
         const free = await searches(false);
         expect(free[0]).toBe('knob search: 18 more configs of engine 0');
-        expect(free.filter((m) => m.startsWith('searched '))).toHaveLength(6);
+        expect(free.filter((l) => l.startsWith('searched '))).toHaveLength(6);
         expect(await searches(true)).toEqual(['knob search: 12 more configs of engine 0']);
-        stream.dispose();
       } finally {
+        stream.dispose();
         process.env.FAKE_CUDNN_KNOB_INFO = saved;
       }
     });

@@ -5,21 +5,18 @@
  * cache makes of them. The kernels' arithmetic is checked in depthwise.test.ts (host mirror) and
  * on the GPU by the conformance suites.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ElementKind, InvalidArgumentError } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
-import { resolvePlanPreference } from './compat.js';
 import { DepthwiseKernels } from './depthwise.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import {
   fakeDevice as device,
+  fakeAutotuneCache,
   fakeStream as stream,
   useFakeCudnn,
 } from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
+import { type CapturedWarning, captureWarnings } from './warnings.test-helpers.js';
 
 const fake = useFakeCudnn();
 // One graph-API engine, so the passes left to cuDNN build (the fake has few legacy functions).
@@ -54,7 +51,7 @@ interface Launch {
   params: Uint8Array;
 }
 let launches: Launch[];
-let warnings: { message: string; code: string | undefined }[];
+let warnings: CapturedWarning[];
 
 /** Loads the fake module into DepthwiseKernels' per-device cache (ordinal 0, the fake device). */
 function primeKernels(works: boolean) {
@@ -79,13 +76,7 @@ function pointers(l: Launch): bigint[] {
 
 beforeEach(() => {
   launches = [];
-  warnings = [];
-  vi.spyOn(process, 'emitWarning').mockImplementation(((
-    message: string,
-    options?: { code?: string },
-  ) => {
-    warnings.push({ message, code: options?.code });
-  }) as typeof process.emitWarning);
+  warnings = captureWarnings();
   primeKernels(true);
 });
 afterEach(() => {
@@ -202,21 +193,10 @@ describe.skipIf(fake === null)(
     });
 
     it("autotune's cache: a native entry runs our kernel; a cuDNN entry keeps cuDNN", async () => {
-      const path = join(mkdtempSync(join(tmpdir(), 'baracuda-depthwise-plan-')), 'autotune.json');
-      const preference = resolvePlanPreference({ algorithm: 'autotune' });
-      const key = (pass: 'fw' | 'bwData') =>
-        autotuneKey({
-          problem: depthwise().describe(),
-          pass,
-          scalingKind: 'f32',
-          deterministic: preference.deterministic,
-          allowTf32: preference.allowTf32,
-          deviceName: device.name,
-          computeCapability: device.computeCapability,
-          cudnnVersion: 91400,
-        });
-      expect(writeAutotuneEntry(path, key('fw'), { engineIndex: -1, knobs: [] })).toBe(true);
-      expect(writeAutotuneEntry(path, key('bwData'), { engineIndex: 0, knobs: [] })).toBe(true);
+      const path = fakeAutotuneCache([
+        [depthwise(), 'fw', { engineIndex: -1, knobs: [] }],
+        [depthwise(), 'bwData', { engineIndex: 0, knobs: [] }],
+      ]);
       const plan = await Conv3dPlan.select(
         stream,
         depthwise(),
@@ -229,17 +209,7 @@ describe.skipIf(fake === null)(
       plan.dispose();
       // A strided problem whose cache names our kernel runs the gather kernel.
       const strided = depthwise().withStride(2, 2, 2);
-      const stridedKey = autotuneKey({
-        problem: strided.describe(),
-        pass: 'fw',
-        scalingKind: 'f32',
-        deterministic: preference.deterministic,
-        allowTf32: preference.allowTf32,
-        deviceName: device.name,
-        computeCapability: device.computeCapability,
-        cudnnVersion: 91400,
-      });
-      expect(writeAutotuneEntry(path, stridedKey, { engineIndex: -1, knobs: [] })).toBe(true);
+      fakeAutotuneCache([[strided, 'fw', { engineIndex: -1, knobs: [] }]], path);
       const gathering = await Conv3dPlan.select(
         stream,
         strided,

@@ -9,7 +9,7 @@ import {
 } from './depthwise.js';
 import { DEPTHWISE_PTX } from './depthwise-ptx.js';
 import { Conv3dDescriptor } from './descriptor.js';
-import { ptxEntryParams } from './ptx.test-helpers.js';
+import { ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
 
 type Triple = [number, number, number];
 interface Case {
@@ -252,22 +252,7 @@ describe('DepthwiseKernels', () => {
   });
 
   it('loads the PTX once per device and packs each launch as cuda/depthwise.cu declares it', () => {
-    const loads: string[] = [];
-    const launches: { name: string; grid: number[]; shared: number; params: Uint8Array }[] = [];
-    const loader = (ptx: string) => {
-      loads.push(ptx);
-      return {
-        getFunction: (name: string) => ({
-          launch: (
-            _stream: unknown,
-            grid: readonly number[],
-            _block: readonly number[],
-            shared: number,
-            params: Uint8Array,
-          ) => launches.push({ name, grid: [...grid], shared, params: params.slice() }),
-        }),
-      };
-    };
+    const { loader, loads, launches } = recordingLoader();
     const k = DepthwiseKernels.forDevice(device, loader);
     expect(DepthwiseKernels.forDevice(device, loader)).toBe(k);
     expect(loads).toEqual([DEPTHWISE_PTX]);

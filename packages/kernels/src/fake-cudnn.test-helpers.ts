@@ -8,8 +8,11 @@ import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ElementKind } from '@baracuda/types';
+import { ElementKind } from '@baracuda/types';
+import { type AutotuneEntry, autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
+import { resolvePlanPreference } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
+import type { Conv3dPass } from './plan.js';
 
 /**
  * Compile the fake with `cc` into a temporary folder and point BARACUDA_CUDNN_LIBRARY at it
@@ -52,4 +55,30 @@ export function smallProblem(element: ElementKind): Conv3dDescriptor {
     wFilt: 3,
     element,
   });
+}
+
+/**
+ * A new autotune cache file holding one entry for each `[problem, pass, engine]`, keyed as a plan
+ * on the fake device and the fake's cuDNN 9.14.0 with the default autotune preference keys it
+ * (engine index -1: our own kernel). Returns the file's path.
+ */
+export function fakeAutotuneCache(
+  entries: readonly (readonly [Conv3dDescriptor, Conv3dPass, AutotuneEntry])[],
+  path = join(mkdtempSync(join(tmpdir(), 'baracuda-fake-autotune-')), 'autotune.json'),
+): string {
+  const preference = resolvePlanPreference({ algorithm: 'autotune' });
+  for (const [problem, pass, choice] of entries) {
+    const key = autotuneKey({
+      problem: problem.describe(),
+      pass,
+      scalingKind: problem.element === ElementKind.F64 ? 'f64' : 'f32',
+      deterministic: preference.deterministic,
+      allowTf32: preference.allowTf32,
+      deviceName: fakeDevice.name,
+      computeCapability: fakeDevice.computeCapability,
+      cudnnVersion: 91400,
+    });
+    if (!writeAutotuneEntry(path, key, choice)) throw new Error(`could not write ${path}`);
+  }
+  return path;
 }

@@ -5,21 +5,18 @@
  * their count alone: read that way, every config of an engine looked alike and all but the first
  * were dropped as duplicates.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
-import { resolvePlanPreference } from './compat.js';
 import {
   fakeDevice as device,
+  fakeAutotuneCache,
   smallProblem,
   fakeStream as stream,
   useFakeCudnn,
 } from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
 import { KNOB_NAMES } from './policy.js';
+import { type CapturedWarning, captureWarnings } from './warnings.test-helpers.js';
 
 const fake = useFakeCudnn();
 
@@ -33,20 +30,7 @@ const problem = () => smallProblem(ElementKind.F32);
 
 /** An autotune cache whose fw entry for `problem()` prefers an engine (0) with these knobs. */
 function cachePreferring(knobs: [number, number][], engineIndex = 0): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'baracuda-graph-candidates-')), 'autotune.json');
-  const preference = resolvePlanPreference({ algorithm: 'autotune' });
-  const key = autotuneKey({
-    problem: problem().describe(),
-    pass: 'fw',
-    scalingKind: 'f32',
-    deterministic: preference.deterministic,
-    allowTf32: preference.allowTf32,
-    deviceName: device.name,
-    computeCapability: device.computeCapability,
-    cudnnVersion: 91400,
-  });
-  expect(writeAutotuneEntry(path, key, { engineIndex, knobs })).toBe(true);
-  return path;
+  return fakeAutotuneCache([[problem(), 'fw', { engineIndex, knobs }]]);
 }
 
 async function autotuned(autotuneCachePath: string): Promise<Conv3dPlan> {
@@ -60,16 +44,9 @@ async function autotuned(autotuneCachePath: string): Promise<Conv3dPlan> {
   return plan;
 }
 
-let warnings: { message: string; code: string | undefined }[];
+let warnings: CapturedWarning[];
 beforeEach(() => {
-  warnings = [];
-  // Synchronous, unlike process.on('warning'), which fires on a later tick.
-  vi.spyOn(process, 'emitWarning').mockImplementation(((
-    message: string,
-    options?: { code?: string },
-  ) => {
-    warnings.push({ message, code: options?.code });
-  }) as typeof process.emitWarning);
+  warnings = captureWarnings();
 });
 afterEach(() => {
   vi.restoreAllMocks();

@@ -9,7 +9,7 @@ import {
   transposeHost,
 } from './layout.js';
 import { LAYOUT_PTX } from './layout-ptx.js';
-import { ptxEntryParams } from './ptx.test-helpers.js';
+import { ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
 
 const ncdhw = Conv3dDescriptor.create({
   batch: 2,
@@ -96,25 +96,7 @@ describe('LayoutKernels', () => {
   };
 
   it('loads the PTX once per device and packs the launch as cuda/layout.cu declares it', () => {
-    const loads: string[] = [];
-    const launches: { name: string; grid: number[]; block: number[]; params: Uint8Array }[] = [];
-    const loader = (ptx: string) => {
-      loads.push(ptx);
-      return {
-        getFunction: (name: string) => ({
-          launch: (
-            _stream: unknown,
-            grid: readonly number[],
-            block: readonly number[],
-            shared: number,
-            params: Uint8Array,
-          ) => {
-            expect(shared).toBe(0);
-            launches.push({ name, grid: [...grid], block: [...block], params: params.slice() });
-          },
-        }),
-      };
-    };
+    const { loader, loads, launches } = recordingLoader();
     const k = LayoutKernels.forDevice(device, loader);
     expect(LayoutKernels.forDevice(device, loader)).toBe(k);
     expect(loads).toEqual([LAYOUT_PTX]);
@@ -135,6 +117,7 @@ describe('LayoutKernels', () => {
       'baracuda_transpose_b16',
       'baracuda_transpose_b16',
     ]);
+    expect(launches.every((launch) => launch.shared === 0)).toBe(true);
     const wide = launches[0]!;
     expect(wide.grid).toEqual([1 * 2, 3, 1]);
     expect(new DataView(wide.params.buffer).getBigUint64(32, true)).toBe(2n);
