@@ -140,6 +140,31 @@ describe.skipIf(fake === null)(
       plan.dispose();
     });
 
+    it('a bad alpha, beta, stream or workspace is refused on our kernels and on cuDNN alike', () => {
+      const plan = Conv3dPlan.selectSync(stream, depthwise());
+      const fw = (extra: object) =>
+        plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n), ...extra });
+      const dw = (extra: object) =>
+        plan.runDw({ x: slice(0x1000n), dy: slice(0x3000n), dw: slice(0x2000n), ...extra });
+      const bad: [object, InvalidArgumentError][] = [
+        [{ alpha: Number.NaN }, new InvalidArgumentError('alpha', 'a finite number', Number.NaN)],
+        [{ beta: '1' }, new InvalidArgumentError('beta', 'a finite number', '1')],
+        [{ stream: {} }, new InvalidArgumentError('stream', 'a Stream from @baracuda/driver', {})],
+        [
+          { workspace: 42 },
+          new InvalidArgumentError('workspace', 'a DeviceSlice, a Workspace or undefined', 42),
+        ],
+      ];
+      expect(plan.algorithm('fw').path).toBe('native');
+      expect(plan.algorithm('bwFilter').path).not.toBe('native');
+      for (const [extra, error] of bad) {
+        expect(() => fw(extra)).toThrow(error);
+        expect(() => dw(extra)).toThrow(error);
+      }
+      expect(launches).toEqual([]);
+      plan.dispose();
+    });
+
     it('f64 launches the f64 kernel; untuned, a strided problem stays on cuDNN', () => {
       const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F64));
       expect(plan.algorithm('fw').name).toBe('baracuda depthwise tiled');
