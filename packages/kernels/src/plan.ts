@@ -497,6 +497,24 @@ function checkStream(value: unknown, name: string): StreamLike {
   return value as StreamLike;
 }
 
+/** A run's common arguments, checked (`userWs` null: the plan's own workspace). */
+interface RunScalars {
+  alpha: number;
+  beta: number;
+  stream: StreamLike;
+  userWs: DeviceSlice | null;
+}
+
+/** Check a run's common arguments, once, whichever path the run then takes. */
+function runScalars(args: RunCommon, defaultStream: StreamLike): RunScalars {
+  return {
+    alpha: checkFinite('alpha', args.alpha, 1),
+    beta: checkFinite('beta', args.beta, 0),
+    stream: args.stream === undefined ? defaultStream : checkStream(args.stream, 'stream'),
+    userWs: workspaceSlice(args.workspace),
+  };
+}
+
 function resolveOptions(options: Conv3dPlanOptions | undefined): Required<
   Omit<Conv3dPlanOptions, 'onProgress'>
 > & {
@@ -860,12 +878,8 @@ export class Conv3dPlan {
     px: bigint,
     pw: bigint,
     py: bigint,
-    args: RunCommon,
+    { alpha, beta, stream }: RunScalars,
   ): void {
-    const alpha = checkFinite('alpha', args.alpha, 1);
-    const beta = checkFinite('beta', args.beta, 0);
-    const stream = args.stream === undefined ? this.#stream : checkStream(args.stream, 'stream');
-    workspaceSlice(args.workspace); // checked like any other run's, though none is used
     // fw reads x (px) into y (py); bwData reads dy (py) into dx (px).
     const [input, output] = pass === 'fw' ? [px, py] : [py, px];
     native.kernels.run(
@@ -988,7 +1002,7 @@ export class Conv3dPlan {
     const x = this.#tensor('x', args.x, d.xShape, d.xStrides, d.xElements);
     const w = this.#tensor('w', args.w, d.wShape, d.wStrides, d.wElements);
     const y = this.#tensor('y', args.y, d.yShape, d.yStrides, d.yElements);
-    this.#run('fw', x, w, y, args);
+    this.#run('fw', x, w, y, runScalars(args, this.#stream));
   }
 
   /** Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. */
@@ -1001,7 +1015,7 @@ export class Conv3dPlan {
     const w = this.#tensor('w', args.w, d.wShape, d.wStrides, d.wElements);
     const dy = this.#tensor('dy', args.dy, d.yShape, d.yStrides, d.yElements);
     const dx = this.#tensor('dx', args.dx, d.xShape, d.xStrides, d.xElements);
-    this.#run('bwData', dx, w, dy, args);
+    this.#run('bwData', dx, w, dy, runScalars(args, this.#stream));
   }
 
   /** Enqueue dw = alpha * convBwFilter(x, dy) + beta * dw; returns without waiting. */
@@ -1014,7 +1028,7 @@ export class Conv3dPlan {
     const x = this.#tensor('x', args.x, d.xShape, d.xStrides, d.xElements);
     const dy = this.#tensor('dy', args.dy, d.yShape, d.yStrides, d.yElements);
     const dw = this.#tensor('dw', args.dw, d.wShape, d.wStrides, d.wElements);
-    this.#run('bwFilter', x, dw, dy, args);
+    this.#run('bwFilter', x, dw, dy, runScalars(args, this.#stream));
   }
 
   /** Check one tensor argument; returns its device pointer. */
@@ -1076,7 +1090,7 @@ export class Conv3dPlan {
    * Hot path when the pointers, alpha and beta repeat: one LRU scan, maybe cudnnSetStream,
    * one cudnnBackendExecute.
    */
-  #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunCommon): void {
+  #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunScalars): void {
     const native = this.#passes[pass].native;
     if (native !== null) {
       const chosen = native ?? this.#nativeFor(pass);
@@ -1090,10 +1104,7 @@ export class Conv3dPlan {
       this.#runViaNdhwc(via, pass, px, pw, py, args);
       return;
     }
-    const alpha = checkFinite('alpha', args.alpha, 1);
-    const beta = checkFinite('beta', args.beta, 0);
-    const stream = args.stream === undefined ? this.#stream : checkStream(args.stream, 'stream');
-    const userWs = workspaceSlice(args.workspace);
+    const { alpha, beta, stream, userWs } = args;
     const st = this.#passes[pass];
     const shared = this.#res.handle!;
     let wsPtr = userWs !== null ? userWs.devicePtr : (this.#res.workspace?.devicePtr ?? 0n);
@@ -1144,12 +1155,9 @@ export class Conv3dPlan {
     px: bigint,
     pw: bigint,
     py: bigint,
-    args: RunCommon,
+    args: RunScalars,
   ): void {
-    const alpha = checkFinite('alpha', args.alpha, 1);
-    const beta = checkFinite('beta', args.beta, 0);
-    const stream = args.stream === undefined ? this.#stream : checkStream(args.stream, 'stream');
-    const userWs = workspaceSlice(args.workspace);
+    const { alpha, beta, stream, userWs } = args;
     if (userWs !== null) {
       // The inner plan checks it again; checked here first so a short one writes nothing at all.
       const needed = via.inner.#defaultChoice(pass).workspaceBytes;
@@ -1174,12 +1182,7 @@ export class Conv3dPlan {
           layout.transpose(stream, ptr[role], scratch[role], t[role].toNdhwc, bytes);
         }
       }
-      via.inner.#run(pass, scratch.x, scratch.w, scratch.y, {
-        alpha,
-        beta,
-        stream,
-        workspace: userWs ?? undefined,
-      });
+      via.inner.#run(pass, scratch.x, scratch.w, scratch.y, args);
       layout.transpose(stream, scratch[out], ptr[out], t[out].toNcdhw, bytes);
       return;
     }
@@ -1202,12 +1205,7 @@ export class Conv3dPlan {
         `${this.#problem} ${pass} (${role} NCDHW → NDHWC)`,
       );
     }
-    via.inner.#run(pass, scratch.x, scratch.w, scratch.y, {
-      alpha: 1,
-      beta: 0,
-      stream,
-      workspace: userWs ?? undefined,
-    });
+    via.inner.#run(pass, scratch.x, scratch.w, scratch.y, { alpha: 1, beta: 0, stream, userWs });
     // The inner plan bound the same shared handle to the same stream.
     via.alphaBuf[0] = alpha;
     via.betaBuf[0] = beta;
