@@ -12,9 +12,24 @@ if [ ! -x /tmp/node ]; then xz -dc .carry/node.xz > /tmp/node && chmod +x /tmp/n
 NODE=/tmp/node
 export BARACUDA_ADDON_DIR="$PWD/.carry"
 TORCH_CUDNN=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9
+# Autotune choices come back in $OUT; carry one back as .carry/autotune-cache.json to reuse it.
+export BARACUDA_AUTOTUNE_CACHE="$OUT/autotune-cache.json"
+if [ -f .carry/autotune-cache.json ] && [ ! -f "$BARACUDA_AUTOTUNE_CACHE" ]; then
+  cp .carry/autotune-cache.json "$BARACUDA_AUTOTUNE_CACHE"
+fi
+# The device tool kills a call at 600 s, before the logs are packed: every phase's limit is cut so
+# that the whole session ends DEADLINE_S seconds after it started, and a phase with < 30 s is skipped.
+DEADLINE_S="${DEADLINE_S:-560}"
+START_S=$(date +%s)
 
 run() { # name limit command...
   local name=$1 limit=$2; shift 2
+  local left=$(( DEADLINE_S - ($(date +%s) - START_S) ))
+  if [ "$left" -lt 30 ]; then
+    echo "=== $name skipped: ${left}s left of the session's ${DEADLINE_S}s" | tee -a "$OUT/summary.txt"
+    return
+  fi
+  [ "$left" -lt "$limit" ] && limit=$left
   echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*" | tee -a "$OUT/summary.txt"
   local t0=$(date +%s)
   timeout "$limit" "$@" > "$LOGS/$name.log" 2>&1

@@ -4,10 +4,12 @@
 Usage:
     python3 torch_conv3d_bench.py JOB.json [--out RESULTS.json]
     python3 torch_conv3d_bench.py JOB.json --check-job     # validate the job only (no torch needed)
+    python3 torch_conv3d_bench.py --serve                  # a worker: JSON requests on stdin (see serve())
 
 The job is written by `bench --vs-torch` (packages/conformance/src/bench/torch.ts, format version 1):
 rows (case x dtype x layout x pass, with the number of input sets to rotate among), warm-up, reps,
-a time budget, and the tiny problems for the per-call host overhead.
+a time budget, and the tiny problems for the per-call host overhead. `bench --rounds N` runs the
+script as a worker instead, asking it for one group at a time so that the two sides take turns.
 
 Set-up, as the benchmark asks:
 - torch.backends.cudnn.benchmark = True;
@@ -68,6 +70,26 @@ def _case(raw, where):
     return raw
 
 
+def _row(row, where):
+    _expect(isinstance(row, dict) and isinstance(row.get("id"), str), "an object with an id for " + where, row)
+    _case(row.get("case"), where + ".case")
+    _expect(row.get("dtype") in DTYPES, "one of %s for %s.dtype" % (", ".join(DTYPES), where), row.get("dtype"))
+    _expect(row.get("layout") in LAYOUTS, "one of %s for %s.layout" % (", ".join(LAYOUTS), where),
+            row.get("layout"))
+    _expect(row.get("pass") in PASSES, "one of %s for %s.pass" % (", ".join(PASSES), where), row.get("pass"))
+    _expect(isinstance(row.get("sets"), int) and row["sets"] > 0, "a positive integer for %s.sets" % where,
+            row.get("sets"))
+    return row
+
+
+def _overhead_item(item, where):
+    _expect(isinstance(item, dict), "an object for " + where, item)
+    _case(item.get("case"), where + ".case")
+    _expect(item.get("dtype") in DTYPES, "a dtype for %s.dtype" % where, item.get("dtype"))
+    _expect(item.get("layout") in LAYOUTS, "a layout for %s.layout" % where, item.get("layout"))
+    return item
+
+
 def load_job(path):
     """Read and validate a job file; raises JobError naming the field at fault."""
     with open(path, "r", encoding="utf-8") as handle:
@@ -78,20 +100,9 @@ def load_job(path):
         _expect(isinstance(job.get(key), int) and job[key] >= 0, "a non-negative integer for " + key, job.get(key))
     _expect(isinstance(job.get("rows"), list), "a list for rows", job.get("rows"))
     for i, row in enumerate(job["rows"]):
-        where = "rows[%d]" % i
-        _expect(isinstance(row, dict) and isinstance(row.get("id"), str), "an object with an id for " + where, row)
-        _case(row.get("case"), where + ".case")
-        _expect(row.get("dtype") in DTYPES, "one of %s for %s.dtype" % (", ".join(DTYPES), where), row.get("dtype"))
-        _expect(row.get("layout") in LAYOUTS, "one of %s for %s.layout" % (", ".join(LAYOUTS), where),
-                row.get("layout"))
-        _expect(row.get("pass") in PASSES, "one of %s for %s.pass" % (", ".join(PASSES), where), row.get("pass"))
-        _expect(isinstance(row.get("sets"), int) and row["sets"] > 0, "a positive integer for %s.sets" % where,
-                row.get("sets"))
+        _row(row, "rows[%d]" % i)
     for i, item in enumerate(job.get("overhead", [])):
-        where = "overhead[%d]" % i
-        _case(item.get("case"), where + ".case")
-        _expect(item.get("dtype") in DTYPES, "a dtype for %s.dtype" % where, item.get("dtype"))
-        _expect(item.get("layout") in LAYOUTS, "a layout for %s.layout" % where, item.get("layout"))
+        _overhead_item(item, "overhead[%d]" % i)
     job.setdefault("overhead", [])
     job.setdefault("timeBudgetS", 0)
     job.setdefault("profile", "half")
@@ -151,56 +162,67 @@ def write_results(results, out_path):
         print(text, flush=True)
 
 
-def run(job, out_path):
-    import torch
-    import torch.nn.functional as F
+class TorchSide:
+    """PyTorch on GPU 0, set up as the benchmark asks; times the rows of one group at a time.
 
-    results = {
-        "label": job.get("label", ""),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "device": None,
-        "cudnn": {"version": None, "path": None, "libraries": [], "enabled": None},
-        "rows": [],
-        "overhead": [],
-        "errors": [],
-        "finished": False,
-    }
-    if not torch.cuda.is_available():
-        results["errors"].append("torch.cuda.is_available() is False")
-        write_results(results, out_path)
-        return 1
-    device = torch.device("cuda", 0)
-    results["device"] = torch.cuda.get_device_name(0)
-    torch.backends.cudnn.benchmark = True
-    results["cudnn"]["enabled"] = bool(torch.backends.cudnn.enabled)
-    try:
-        results["cudnn"]["version"] = torch.backends.cudnn.version()
-    except Exception as error:  # noqa: BLE001 - report, never crash
-        results["errors"].append("torch.backends.cudnn.version(): %s" % error)
+    The batch run (a job file) and the worker (--serve) both drive it, so both time alike.
+    """
 
-    torch_dtype = {"f32": torch.float32, "tf32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-                   "f64": torch.float64}
+    def __init__(self):
+        import torch
+        import torch.nn.functional as F
+        self.torch = torch
+        self.F = F
+        self.errors = []
+        self.available = torch.cuda.is_available()
+        if not self.available:
+            self.errors.append("torch.cuda.is_available() is False")
+            return
+        self.device = torch.device("cuda", 0)
+        torch.backends.cudnn.benchmark = True
+        self.dtypes = {"f32": torch.float32, "tf32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+                       "f64": torch.float64}
+        self.key = None
+        self.tensors = None
+        self.backend = None
 
-    def set_tf32(enabled):
-        torch.backends.cuda.matmul.allow_tf32 = enabled
-        torch.backends.cudnn.allow_tf32 = enabled
+    def info(self):
+        """Versions, device and the cuDNN loaded so far (libraries appear after the first convolution)."""
+        torch = self.torch
+        cudnn = {"version": None, "path": None, "libraries": cudnn_libraries(), "enabled": None}
+        if self.available:
+            cudnn["enabled"] = bool(torch.backends.cudnn.enabled)
+            try:
+                cudnn["version"] = torch.backends.cudnn.version()
+            except Exception as error:  # noqa: BLE001 - report, never crash
+                if not any(e.startswith("torch.backends.cudnn.version()") for e in self.errors):
+                    self.errors.append("torch.backends.cudnn.version(): %s" % error)
+        main_library = [p for p in cudnn["libraries"] if os.path.basename(p).startswith("libcudnn.so")]
+        cudnn["path"] = (main_library or cudnn["libraries"] or [None])[0]
+        return {"torch": torch.__version__, "cuda": torch.version.cuda,
+                "device": torch.cuda.get_device_name(0) if self.available else None, "cudnn": cudnn}
 
-    def make_tensors(case, dtype, layout, sets):
+    def set_tf32(self, enabled):
+        self.torch.backends.cuda.matmul.allow_tf32 = enabled
+        self.torch.backends.cudnn.allow_tf32 = enabled
+
+    def make_tensors(self, case, dtype, layout, sets):
         """Random inputs (uniform in [-1, 1)) for each rotation set: x, w, dy."""
+        torch = self.torch
         od, oh, ow = output_dims(case)
-        kind = torch_dtype[dtype]
+        kind = self.dtypes[dtype]
         memory_format = torch.channels_last_3d if layout == "ndhwc" else torch.contiguous_format
         out = []
         for _ in range(sets):
-            x = torch.rand((case["n"], case["c_in"]) + tuple(case["in"]), device=device, dtype=kind) * 2 - 1
-            w = torch.rand((case["c_out"], case["c_in"] // case["groups"]) + tuple(case["k"]), device=device,
+            x = torch.rand((case["n"], case["c_in"]) + tuple(case["in"]), device=self.device, dtype=kind) * 2 - 1
+            w = torch.rand((case["c_out"], case["c_in"] // case["groups"]) + tuple(case["k"]), device=self.device,
                            dtype=kind) * 2 - 1
-            dy = torch.rand((case["n"], case["c_out"], od, oh, ow), device=device, dtype=kind) * 2 - 1
+            dy = torch.rand((case["n"], case["c_out"], od, oh, ow), device=self.device, dtype=kind) * 2 - 1
             out.append(tuple(t.contiguous(memory_format=memory_format) for t in (x, w, dy)))
         return out
 
-    def make_call(case, pass_name, tensors):
+    def make_call(self, case, pass_name, tensors):
+        F, torch = self.F, self.torch
         stride, pad, dil, groups = case["stride"], case["pad"], case["dil"], case["groups"]
         if pass_name == "fw":
             return lambda i: F.conv3d(tensors[i % len(tensors)][0], tensors[i % len(tensors)][1], None, stride, pad,
@@ -213,10 +235,10 @@ def run(job, out_path):
                                                        mask)
         return call
 
-    def select_backend(case, tensors):
+    def select_backend(self, case, tensors):
         x, w, _ = tensors[0]
         args = (x, w, None, case["stride"], case["pad"], case["dil"], False, [0, 0, 0], case["groups"])
-        selector = getattr(torch._C, "_select_conv_backend", None)
+        selector = getattr(self.torch._C, "_select_conv_backend", None)
         if selector is None:
             return None
         for extra in ((), (None,)):
@@ -226,12 +248,12 @@ def run(job, out_path):
                 continue
         return None
 
-    def profile_kernels(call, index):
+    def profile_kernels(self, call, index):
         try:
             from torch.profiler import ProfilerActivity, profile
             with profile(activities=[ProfilerActivity.CUDA]) as prof:
                 call(index)
-                torch.cuda.synchronize()
+                self.torch.cuda.synchronize()
             names = []
             for event in prof.events():
                 device_type = getattr(event, "device_type", None)
@@ -241,7 +263,8 @@ def run(job, out_path):
         except Exception as error:  # noqa: BLE001 - profiling is best effort
             return ["(profiler failed: %s)" % str(error)[:100]]
 
-    def time_call(call, warmup, reps):
+    def time_call(self, call, warmup, reps):
+        torch = self.torch
         for i in range(max(1, warmup)):
             call(i)
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
@@ -254,64 +277,63 @@ def run(job, out_path):
         torch.cuda.synchronize()
         return [s.elapsed_time(e) for s, e in zip(starts, ends)]
 
-    started = time.monotonic()
-    budget = float(job.get("timeBudgetS") or 0)
-    profile_mode = job.get("profile", "half")
-    groups = group_rows(job["rows"])
-    for index, (key, rows) in enumerate(groups):
-        case_name, dtype, layout = key
-        case = rows[0]["case"]
-        if budget > 0 and time.monotonic() - started > budget:
-            for row in rows:
-                results["rows"].append({"id": row["id"], "status": "skipped",
-                                        "note": "time budget of %g s reached" % budget})
-            continue
-        log("[%d/%d] %s %s %s (%d sets)" % (index + 1, len(groups), case_name, dtype, layout, rows[0]["sets"]))
-        set_tf32(dtype == "tf32")
-        tensors = None
-        try:
-            tensors = make_tensors(case, dtype, layout, rows[0]["sets"])
-            backend = select_backend(case, tensors)
-            for row in rows:
-                entry = {"id": row["id"], "status": "error", "backend": backend}
-                try:
-                    call = make_call(case, row["pass"], tensors)
-                    times = time_call(call, job["warmup"], job["reps"])
-                    entry["status"] = "ok"
-                    entry["medianMs"] = statistics.median(times)
-                    entry["reps"] = len(times)
-                    used = None if backend is None else ("Cudnn" in backend)
-                    if profile_mode == "all" or (profile_mode == "half" and dtype in ("f16", "bf16")):
-                        kernels = profile_kernels(call, 0)
-                        entry["kernels"] = kernels
-                        from_kernels = classify_kernels(kernels)
-                        if used is None or from_kernels is False:
-                            used = from_kernels if from_kernels is not None else used
-                    entry["usedCudnn"] = used
-                    log("  %s: %.4f ms (cuDNN: %s)" % (row["pass"], entry["medianMs"], used))
-                except Exception as error:  # noqa: BLE001 - one row failing must not end the run
-                    entry["note"] = ("%s: %s" % (type(error).__name__, error))[:400]
-                    log("  %s: %s" % (row["pass"], entry["note"]))
-                results["rows"].append(entry)
-        except Exception as error:  # noqa: BLE001 - e.g. out of memory allocating inputs
-            note = ("allocating inputs: %s: %s" % (type(error).__name__, error))[:400]
-            for row in rows:
-                results["rows"].append({"id": row["id"], "status": "error", "note": note})
-        finally:
-            del tensors
-            torch.cuda.empty_cache()
-        results["cudnn"]["libraries"] = cudnn_libraries()
-        if out_path:
-            write_results(results, out_path)
+    def release(self):
+        self.key = None
+        self.tensors = None
+        self.backend = None
+        if self.available:
+            self.torch.cuda.empty_cache()
 
-    set_tf32(False)
-    for item in job.get("overhead", []):
+    def time_group(self, rows, warmup, reps, profile_mode):
+        """Time each row of one group (rows sharing case, dtype, layout and sets); one entry per row.
+
+        The group's tensors stay allocated until another group or release(), so a group timed in
+        several rounds keeps its inputs. Raises on failing to allocate them; a row that fails is an
+        entry with status "error".
+        """
+        first = rows[0]
+        case, dtype, layout = first["case"], first["dtype"], first["layout"]
+        key = json.dumps([case, dtype, layout, first["sets"]], sort_keys=True)
+        self.set_tf32(dtype == "tf32")
+        if key != self.key:
+            self.release()
+            self.tensors = self.make_tensors(case, dtype, layout, first["sets"])
+            self.backend = self.select_backend(case, self.tensors)
+            self.key = key
+        entries = []
+        for row in rows:
+            entry = {"id": row["id"], "status": "error", "backend": self.backend}
+            try:
+                call = self.make_call(case, row["pass"], self.tensors)
+                times = self.time_call(call, warmup, reps)
+                entry["status"] = "ok"
+                entry["medianMs"] = statistics.median(times)
+                entry["reps"] = len(times)
+                used = None if self.backend is None else ("Cudnn" in self.backend)
+                if profile_mode == "all" or (profile_mode == "half" and dtype in ("f16", "bf16")):
+                    kernels = self.profile_kernels(call, 0)
+                    entry["kernels"] = kernels
+                    from_kernels = classify_kernels(kernels)
+                    if used is None or from_kernels is False:
+                        used = from_kernels if from_kernels is not None else used
+                entry["usedCudnn"] = used
+                log("  %s: %.4f ms (cuDNN: %s)" % (row["pass"], entry["medianMs"], used))
+            except Exception as error:  # noqa: BLE001 - one row failing must not end the run
+                entry["note"] = ("%s: %s" % (type(error).__name__, error))[:400]
+                log("  %s: %s" % (row["pass"], entry["note"]))
+            entries.append(entry)
+        return entries
+
+    def overhead(self, item):
+        """Host µs per F.conv3d call on a tiny problem: `calls` calls with no sync, median of `trials`."""
+        F, torch = self.F, self.torch
         case = item["case"]
         calls = int(item.get("calls", 1000))
         trials = int(item.get("trials", 5))
         entry = {"id": item.get("id", case["name"]), "dtype": item["dtype"], "layout": item["layout"]}
         try:
-            x, w, _ = make_tensors(case, item["dtype"], item["layout"], 1)[0]
+            self.set_tf32(False)
+            x, w, _ = self.make_tensors(case, item["dtype"], item["layout"], 1)[0]
             args = (case["stride"], case["pad"], case["dil"], case["groups"])
             for _ in range(50):
                 F.conv3d(x, w, None, *args)
@@ -329,23 +351,134 @@ def run(job, out_path):
             log("host overhead %s %s: %.1f us/call" % (item["dtype"], item["layout"], entry["usPerCall"]))
         except Exception as error:  # noqa: BLE001
             entry["note"] = ("%s: %s" % (type(error).__name__, error))[:400]
-        results["overhead"].append(entry)
+        return entry
 
-    libraries = cudnn_libraries()
-    results["cudnn"]["libraries"] = libraries
-    main_library = [p for p in libraries if os.path.basename(p).startswith("libcudnn.so")]
-    results["cudnn"]["path"] = (main_library or libraries or [None])[0]
+
+def run(job, out_path):
+    """The batch run: every group of the job in turn, then the host overhead."""
+    side = TorchSide()
+    results = {"label": job.get("label", ""), "rows": [], "overhead": [], "errors": side.errors,
+               "finished": False}
+    results.update(side.info())
+    if not side.available:
+        write_results(results, out_path)
+        return 1
+
+    started = time.monotonic()
+    budget = float(job.get("timeBudgetS") or 0)
+    groups = group_rows(job["rows"])
+    for index, (key, rows) in enumerate(groups):
+        case_name, dtype, layout = key
+        if budget > 0 and time.monotonic() - started > budget:
+            for row in rows:
+                results["rows"].append({"id": row["id"], "status": "skipped",
+                                        "note": "time budget of %g s reached" % budget})
+            continue
+        log("[%d/%d] %s %s %s (%d sets)" % (index + 1, len(groups), case_name, dtype, layout, rows[0]["sets"]))
+        try:
+            results["rows"].extend(side.time_group(rows, job["warmup"], job["reps"], job.get("profile", "half")))
+        except Exception as error:  # noqa: BLE001 - e.g. out of memory allocating inputs
+            note = ("allocating inputs: %s: %s" % (type(error).__name__, error))[:400]
+            for row in rows:
+                results["rows"].append({"id": row["id"], "status": "error", "note": note})
+        finally:
+            side.release()
+        results["cudnn"]["libraries"] = cudnn_libraries()
+        if out_path:
+            write_results(results, out_path)
+
+    side.set_tf32(False)
+    results["overhead"] = [side.overhead(item) for item in job.get("overhead", [])]
+    results.update(side.info())
     results["finished"] = True
     write_results(results, out_path)
     return 0
 
 
+SERVE_OPS = ("hello", "group", "release", "overhead", "quit")
+
+
+def serve(requests, replies):
+    """The worker: one JSON request per line in, one JSON reply per line out (stdout is the channel;
+    everything else goes to stderr). Requests:
+
+      {"op": "hello"}                                  -> {"ok": true, "info": {...}, "errors": [...]}
+      {"op": "group", "rows": [...], "warmup": w, "reps": r, "profile": "all"|"half"|"none"}
+                                                       -> {"ok": true, "rows": [entry, ...]}
+      {"op": "release"}                                -> {"ok": true}
+      {"op": "overhead", "items": [...]}               -> {"ok": true, "overhead": [...], "info": {...}}
+      {"op": "quit"}                                   -> {"ok": true}, then exit
+
+    Rows are one group's rows in the job's spelling (see load_job). A bad request gets
+    {"ok": false, "error": "Expected ... but received ..."}; the worker keeps serving.
+    """
+    def reply(message):
+        replies.write(json.dumps(message) + "\n")
+        replies.flush()
+
+    side = None
+    for line in requests:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            _expect(isinstance(request, dict) and request.get("op") in SERVE_OPS,
+                    "a request object with op one of %s" % ", ".join(SERVE_OPS), request)
+            op = request["op"]
+            if op == "quit":
+                reply({"ok": True})
+                return 0
+            if side is None:
+                side = TorchSide()
+            if op == "hello":
+                answer = {"ok": side.available, "info": side.info(), "errors": side.errors}
+                if not side.available:
+                    answer["error"] = "; ".join(side.errors)
+                reply(answer)
+            elif not side.available:
+                reply({"ok": False, "error": "; ".join(side.errors)})
+            elif op == "group":
+                rows = request.get("rows")
+                _expect(isinstance(rows, list) and len(rows) > 0, "a non-empty list for rows", rows)
+                rows = [_row(row, "rows[%d]" % i) for i, row in enumerate(rows)]
+                keys = {(r["case"]["name"], r["dtype"], r["layout"], r["sets"]) for r in rows}
+                _expect(len(keys) == 1, "rows of one group (one case, dtype, layout and sets)", sorted(keys))
+                for key in ("warmup", "reps"):
+                    _expect(isinstance(request.get(key), int) and request[key] >= 0,
+                            "a non-negative integer for " + key, request.get(key))
+                profile_mode = request.get("profile", "none")
+                _expect(profile_mode in ("all", "half", "none"), "profile all, half or none", profile_mode)
+                reply({"ok": True, "rows": side.time_group(rows, request["warmup"], request["reps"], profile_mode)})
+            elif op == "release":
+                side.release()
+                reply({"ok": True})
+            elif op == "overhead":
+                items = request.get("items")
+                _expect(isinstance(items, list), "a list for items", items)
+                for i, item in enumerate(items):
+                    _overhead_item(item, "items[%d]" % i)
+                reply({"ok": True, "overhead": [side.overhead(item) for item in items], "info": side.info()})
+        except JobError as error:
+            reply({"ok": False, "error": str(error)})
+        except Exception as error:  # noqa: BLE001 - report and keep serving
+            reply({"ok": False, "error": ("%s: %s" % (type(error).__name__, error))[:400]})
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("job", help="job JSON written by bench --vs-torch")
+    parser.add_argument("job", nargs="?", help="job JSON written by bench --vs-torch")
+    parser.add_argument("--serve", action="store_true",
+                        help="answer JSON requests on stdin, one per line (bench --rounds; see serve())")
     parser.add_argument("--out", help="write results here instead of stdout")
     parser.add_argument("--check-job", action="store_true", help="validate the job and print a summary")
     args = parser.parse_args(argv)
+    if args.serve:
+        channel = sys.stdout
+        sys.stdout = sys.stderr  # nothing but replies may reach the channel
+        return serve(sys.stdin, channel)
+    if not args.job:
+        parser.error("a job file is needed unless --serve is given")
     try:
         job = load_job(args.job)
     except (OSError, ValueError) as error:

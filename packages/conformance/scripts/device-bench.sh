@@ -21,8 +21,9 @@
 # Everything is bounded so that `both` fits in ~8 minutes: our side stops starting new rows after
 # OURS_BUDGET_S seconds, PyTorch's after 80% of TORCH_TIMEOUT_S and is killed at TORCH_TIMEOUT_S.
 # Rows cut by a budget are marked "skipped (time budget ...)" in the outputs.
-# Knobs (environment, optional): OURS_BUDGET_S, TORCH_TIMEOUT_S, REPS, DTYPES, CASES, ALGOS,
-# PASSES, PYTHON, TORCH_CUDNN (path of torch's libcudnn.so.9), EXTRA_ARGS.
+# Knobs (environment, optional): OURS_BUDGET_S, TORCH_TIMEOUT_S, REPS, DTYPES, CASES, BENCH_GROUPS
+# (--groups), ROUNDS (--rounds: above 1 the two sides take turns, and OURS_BUDGET_S bounds both),
+# ALGOS, PASSES, PYTHON, TORCH_CUDNN (path of torch's libcudnn.so.9), EXTRA_ARGS.
 #
 # Outputs: $OUT/bench-system/ and $OUT/bench-torchcudnn/, each holding bench-<label>.{md,json,svg},
 # torch-job-<label>.json, torch-results-<label>.json, stdout.md (the table), progress.log and
@@ -68,6 +69,9 @@ common=(bench --vs-torch --python "$PYTHON" --torch-script "$SCRIPT"
 [ -n "${REPS:-}" ] && common+=(--reps "$REPS")
 [ -n "${DTYPES:-}" ] && common+=(--dtypes "$DTYPES")
 [ -n "${CASES:-}" ] && common+=(--cases "$CASES")
+# BENCH_GROUPS, not GROUPS: bash keeps the user's group ids in GROUPS.
+[ -n "${BENCH_GROUPS:-}" ] && common+=(--groups "$BENCH_GROUPS")
+[ -n "${ROUNDS:-}" ] && common+=(--rounds "$ROUNDS")
 [ -n "${ALGOS:-}" ] && common+=(--algos "$ALGOS")
 [ -n "${PASSES:-}" ] && common+=(--passes "$PASSES")
 # shellcheck disable=SC2206

@@ -22,6 +22,8 @@ describe('parseBenchArgs', () => {
     expect(o.suite).toBeUndefined();
     expect(o.out).toBeUndefined();
     expect(o.outputs).toBe('shared');
+    expect(o.rounds).toBe(1);
+    expect(parseBenchArgs(['--rounds', '5']).rounds).toBe(5);
   });
 
   it('reads every flag, in both --flag value and --flag=value forms', () => {
@@ -143,6 +145,11 @@ describe('parseBenchArgs', () => {
     [
       ['--max-workspace-mib', '1.5'],
       'Expected a positive integer for --max-workspace-mib but received "1.5" of type string',
+    ],
+    [['--rounds', '0'], 'Expected a positive integer for --rounds but received "0" of type string'],
+    [
+      ['--rounds', '51'],
+      'Expected a positive integer up to 50 for --rounds but received 51 of type number',
     ],
     [
       ['--outputs', 'fresh'],

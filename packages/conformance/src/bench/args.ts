@@ -42,14 +42,29 @@ export interface BenchOptions {
   label: string;
   /** Only these case names. Defaults to `every case` (`--quick`: a representative subset). */
   cases: string[] | undefined;
+  /**
+   * Only these groups, each `case:dtype:layout` (`--groups`), within the other filters. Defaults to
+   * `every group`.
+   */
+  groups: string[] | undefined;
   /** f64 runs only on cases with at most this many MACs. Defaults to `4e9`. */
   f64MaxMacs: number;
   /** Total time the pinned mode may spend per row before it is capped or skipped. Defaults to `1500` (`500` with `--quick`). */
   pinnedBudgetMs: number;
   /** Stop starting new rows after this many seconds (0: no limit). Defaults to `0` (`150` with `--quick`). */
   timeBudgetS: number;
-  /** Kill the PyTorch script after this many seconds. Defaults to `420`. */
+  /**
+   * Kill the PyTorch script after this many seconds (with `--rounds` above 1: a worker request that
+   * takes longer). Defaults to `420`.
+   */
   torchTimeoutS: number;
+  /**
+   * Rounds per group. Above 1, each mode × pass is timed `reps` times per round and its time is the
+   * median of the rounds; with `--vs-torch` PyTorch runs as a worker and the two sides take turns,
+   * round by round, so drift of the GPU's state between them cancels. Defaults to `1` (ours for every
+   * group, then PyTorch's whole run).
+   */
+  rounds: number;
   /**
    * Workspace limit of our plans, in bytes (`--max-workspace-mib`); PyTorch takes what is free.
    * Defaults to `undefined` (the library's default, `'auto'`).
@@ -86,6 +101,7 @@ reports TFLOP/s and the fraction of the roofline floor, and with --vs-torch comp
 Options:
   --suite <file.json>       suite in the shared format (default: the shared conv3d suite)
   --cases <a,b,...>         only these case names
+  --groups <a:b:c,...>      only these groups, each case:dtype:layout (e.g. c3d-conv2:tf32:ncdhw)
   --dtypes <list>           f32,tf32,f16,bf16,f64 (default: all; f64 only on small cases)
   --layouts <list>          ncdhw,ndhwc (ndhwc applies to f16/bf16; default: both)
   --passes <list>           fw,bwData,bwFilter (default: all)
@@ -98,7 +114,11 @@ Options:
   --vs-torch                also time PyTorch (python3 + torch) on the same rows
   --python <exe>            python with torch (default: python3)
   --torch-script <file>     path of torch_conv3d_bench.py (default: found automatically)
-  --torch-timeout-s <n>     kill the PyTorch script after n seconds (default: 420)
+  --torch-timeout-s <n>     kill the PyTorch script after n seconds (default: 420); with
+                            --rounds, a worker request that takes longer
+  --rounds <n>              time each row in n rounds, the median of their medians reported
+                            (default: 1); with --vs-torch above 1, PyTorch runs as a worker
+                            and the two sides take turns round by round, group by group
   --max-workspace-mib <n>   workspace limit of our plans in MiB (default: the library's 'auto')
   --outputs <shared|rotated>  one output per group, overwritten by every call as PyTorch's
                             allocator does (default), or one per input set
@@ -111,6 +131,7 @@ Options:
 const FLAGS_WITH_VALUE = new Set([
   'suite',
   'cases',
+  'groups',
   'dtypes',
   'layouts',
   'passes',
@@ -123,12 +144,23 @@ const FLAGS_WITH_VALUE = new Set([
   'python',
   'torch-script',
   'torch-timeout-s',
+  'rounds',
   'max-workspace-mib',
   'outputs',
   'out',
   'label',
 ]);
 const BOOLEAN_FLAGS = new Set(['vs-torch', 'quick', 'help']);
+
+/** At most this many rounds: each costs a full warm-up and reps per mode × pass on both sides. */
+export const MAX_ROUNDS = 50;
+
+function parseRounds(rounds: number): number {
+  if (rounds > MAX_ROUNDS) {
+    throw new InvalidArgumentError('--rounds', `a positive integer up to ${MAX_ROUNDS}`, rounds);
+  }
+  return rounds;
+}
 
 function parseOutputs(raw: string | undefined): BenchOutputs {
   if (raw === undefined) return 'shared';
@@ -239,8 +271,25 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     if (cases.length === 0) {
       throw new InvalidArgumentError('--cases', 'a comma-separated list of case names', casesRaw);
     }
-  } else if (quick) {
+  } else if (quick && get('groups') === undefined) {
     cases = [...QUICK_CASES];
+  }
+
+  const groupsRaw = get('groups');
+  let groups: string[] | undefined;
+  if (groupsRaw !== undefined) {
+    groups = groupsRaw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
+    const bad = groups.find((g) => !/^[^:]+:[^:]+:[^:]+$/.test(g));
+    if (groups.length === 0 || bad !== undefined) {
+      throw new InvalidArgumentError(
+        '--groups',
+        'a comma-separated list of case:dtype:layout',
+        groupsRaw,
+      );
+    }
   }
 
   const warmupRaw = get('warmup');
@@ -268,10 +317,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     out: get('out'),
     label,
     cases,
+    groups,
     f64MaxMacs: number('f64-max-macs', 'non-negative number', 4e9),
     pinnedBudgetMs: number('pinned-budget-ms', 'positive number', quick ? 500 : 1500),
     timeBudgetS: number('time-budget-s', 'non-negative number', quick ? 150 : 0),
     torchTimeoutS: number('torch-timeout-s', 'positive number', 420),
+    rounds: parseRounds(number('rounds', 'positive integer', 1)),
     maxWorkspaceBytes:
       get('max-workspace-mib') === undefined
         ? undefined

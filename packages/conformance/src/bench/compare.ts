@@ -66,6 +66,7 @@ export function matchTorch(
     const next: BenchRowResult = { ...row };
     delete next.ratioBest;
     delete next.ratioByMode;
+    delete next.roundRatios;
     const torch = byId.get(row.id);
     if (!torch) return next;
     next.torch = torch;
@@ -76,8 +77,30 @@ export function matchTorch(
     const byMode: Partial<Record<BenchMode, number>> = {};
     for (const m of timedModes(row.modes)) byMode[m.mode] = m.medianMs! / torch.medianMs;
     if (Object.keys(byMode).length > 0) next.ratioByMode = byMode;
+    const bestRounds = row.modes.find((m) => m.mode === row.bestMode)?.roundsMs;
+    const ratios = pairedRatios(bestRounds, torch.roundsMs);
+    if (ratios.length > 1) {
+      next.roundRatios = {
+        min: Math.min(...ratios),
+        max: Math.max(...ratios),
+        rounds: ratios.length,
+      };
+    }
     return next;
   });
+}
+
+/** ours / torch round by round, over the rounds both sides have (rounds are taken in turns). */
+export function pairedRatios(
+  ours: readonly number[] | undefined,
+  torch: readonly number[] | undefined,
+): number[] {
+  if (!ours || !torch) return [];
+  const out: number[] = [];
+  for (let i = 0; i < Math.min(ours.length, torch.length); i++) {
+    if (ours[i]! > 0 && torch[i]! > 0) out.push(ours[i]! / torch[i]!);
+  }
+  return out;
 }
 
 /** PyTorch's time (ms) from which a row counts as GPU-bound in the summary. */
@@ -150,10 +173,22 @@ export function summarize(rows: readonly BenchRowResult[]): ComparisonSummary {
     .sort((a, b) => b.ratioBest! - a.ratioBest!)
     .map((r) => `${r.id} ${r.ratioBest!.toFixed(3)}×`);
   const overall = best.find((e) => e.scope === 'all');
+  const inTurns = cudnnRows.filter((r) => r.roundRatios);
   return {
     best,
     byMode,
     losses,
+    ...(inTurns.length > 0
+      ? {
+          lossesEveryRound: inTurns
+            .filter((r) => r.ratioBest! > 1.0 && r.roundRatios!.min > 1.0)
+            .sort((a, b) => b.roundRatios!.min - a.roundRatios!.min)
+            .map(
+              (r) =>
+                `${r.id} ${r.ratioBest!.toFixed(3)}× (rounds ${r.roundRatios!.min.toFixed(3)}–${r.roundRatios!.max.toFixed(3)}×)`,
+            ),
+        }
+      : {}),
     goalEveryRow: cudnnRows.length > 0 && losses.length === 0,
     goalGeomean: overall !== undefined && overall.geomean <= 0.9,
   };

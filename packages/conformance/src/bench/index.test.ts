@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -194,6 +195,53 @@ fs.writeFileSync(out, JSON.stringify({ torch: '2.9.1', cudnn: { version: 91900, 
     expect(report.torch?.cudnn).toEqual({ version: '9.19.0', path: '/t/libcudnn.so.9' });
     expect(readFileSync(outputPaths(out, 'like-for-like').svg, 'utf8')).toContain('like-for-like');
   });
+
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    'with --vs-torch --rounds, takes turns with a PyTorch worker (python3 with a stand-in torch)',
+    async () => {
+      const backend = new FakeBackend({ timeMs: () => 0.5 });
+      const t = io(backend, cwd);
+      const out = path.join(cwd, 'results-turns');
+      const saved = process.env.PYTHONPATH;
+      process.env.PYTHONPATH = path.resolve(__dirname, '../../test/fake-torch');
+      process.env.FAKE_TORCH_MS = '0.4';
+      try {
+        const code = await runBench(
+          ['--cases', 'pointwise', '--dtypes', 'f32', '--algos', 'heuristic', '--reps', '3'].concat(
+            ['--rounds', '3', '--out', out, '--vs-torch', '--label', 'turns'],
+          ),
+          t.value,
+        );
+        expect(code).toBe(0);
+      } finally {
+        process.env.PYTHONPATH = saved;
+        delete process.env.FAKE_TORCH_MS;
+      }
+      const report = JSON.parse(
+        readFileSync(outputPaths(out, 'turns').json, 'utf8'),
+      ) as BenchReport;
+      expect(report.settings.rounds).toBe(3);
+      expect(report.torch?.device).toBe('Fake GPU');
+      expect(report.rows).toHaveLength(3);
+      for (const row of report.rows) {
+        expect(row.torch?.roundsMs).toEqual([0.4, 0.4, 0.4]);
+        expect(row.modes[0]!.roundsMs).toHaveLength(3);
+        expect(row.roundRatios).toEqual({ min: 0.505 / 0.4, max: 0.505 / 0.4, rounds: 3 });
+      }
+      expect(report.summary?.lossesEveryRound).toHaveLength(3);
+      expect(report.overhead.filter((o) => o.side === 'torch (F.conv3d)')).toHaveLength(2);
+      // No job file: the worker is asked group by group.
+      expect(existsSync(outputPaths(out, 'turns').torchJob)).toBe(false);
+      const md = readFileSync(outputPaths(out, 'turns').markdown, 'utf8');
+      expect(md).toContain('| best/torch by round |');
+      const r = (0.505 / 0.4).toFixed(3);
+      expect(md).toContain(`${r}–${r}× (3)`);
+      expect(md).toContain('per round, the median of 3 rounds');
+      expect(md).toContain(
+        '- rows slower in every round (the two sides took turns): pointwise|f32|ncdhw|fw',
+      );
+    },
+  );
 
   it('defaults the output folder to the package when run from the repo root', () => {
     const repoRoot = path.resolve(__dirname, '../../../..');

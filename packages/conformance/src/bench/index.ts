@@ -13,6 +13,7 @@ import { renderMarkdown, renderSvg } from './render.js';
 import { planGroups } from './rows.js';
 import { runBenchReport, type TorchOutcome } from './runner.js';
 import { buildTorchJob, findTorchScript, readTorchResults, spawnTorchScript } from './torch.js';
+import { type TorchTurns, TorchWorker, workerTurns } from './torch-worker.js';
 import type { BenchCase, BenchGroup, BenchOutputs, BenchReport } from './types.js';
 
 export { BENCH_USAGE, type BenchOptions, parseBenchArgs, QUICK_CASES } from './args.js';
@@ -125,6 +126,32 @@ export function torchRunner(
   };
 }
 
+/** @internal PyTorch as a worker taking turns with us (`--rounds` above 1 with `--vs-torch`). */
+export function torchTurnsOpener(
+  options: BenchOptions,
+  log: (line: string) => void,
+): () => TorchTurns {
+  return () => {
+    const script = findTorchScript(options.torchScript);
+    const settings = {
+      warmup: options.warmup,
+      reps: options.reps,
+      timeoutMs: options.torchTimeoutS * 1000,
+    };
+    if (!script.path) {
+      const error = `torch_conv3d_bench.py not found (searched ${script.searched.join(', ')}); pass --torch-script`;
+      return {
+        start: async () => ({ error, notes: [] }),
+        round: async () => [],
+        release: async () => {},
+        finish: async () => ({ overhead: [], notes: [] }),
+      };
+    }
+    const worker = new TorchWorker(options.python, script.path, (line) => log(`[torch] ${line}`));
+    return workerTurns(worker, settings);
+  };
+}
+
 /** @internal Dependencies runBench uses, replaceable in tests. */
 export interface BenchIo {
   stdout: (text: string) => void;
@@ -190,7 +217,12 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
       groups,
       cases,
       options,
-      { backend, log, runTorch: torchRunner(options, outDir, log) },
+      {
+        backend,
+        log,
+        runTorch: torchRunner(options, outDir, log),
+        openTorchTurns: torchTurnsOpener(options, log),
+      },
       notes,
     );
     const written = writeReport(report, outDir);

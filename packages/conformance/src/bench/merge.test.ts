@@ -119,6 +119,16 @@ describe('mergeReports', () => {
     expect(m.notes).toContain(
       'Our outputs: rotated in session4 started 2026-11-30T16:00:00Z; shared in run18 started 2026-11-30T18:00:00Z.',
     );
+    // Rounds: absent means 1; reports that agree keep theirs, others are mixed with a note.
+    expect(m.settings.rounds).toBeUndefined();
+    const c = report('run24', '2026-11-30T19:00:00Z', [row('c|f32|ncdhw|fw', 0.95)]);
+    c.settings = { ...c.settings, outputs: 'shared', rounds: 5 };
+    expect(mergeReports([c], 'one').settings.rounds).toBe(5);
+    const mixed = mergeReports([m, c], 'session6');
+    expect(mixed.settings.rounds).toBe('mixed');
+    expect(mixed.notes).toContain(
+      'Rounds per group: 1 in session5 started 2026-11-30T16:00:00Z; 5 in run24 started 2026-11-30T19:00:00Z.',
+    );
   });
 
   it('refuses reports of different cuDNN versions or GPUs', () => {

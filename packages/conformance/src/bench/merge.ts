@@ -63,14 +63,24 @@ export function mergeReports(reports: readonly BenchReport[], label: string): Be
   const sources = reports.map(sourceOf);
   const taken = new Map<string, number>();
   for (const row of merged) taken.set(row.source!, (taken.get(row.source!) ?? 0) + 1);
-  const outputsOf = (r: BenchReport) => r.settings.outputs ?? 'rotated';
-  const outputs = new Set(reports.map(outputsOf));
+  /** A setting every report shares, or 'mixed' with a note naming each report's. */
+  const shared = <T extends string | number>(what: string, of: (r: BenchReport) => T) => {
+    const values = new Set(reports.map(of));
+    return values.size === 1
+      ? { value: of(first), notes: [] as string[] }
+      : {
+          value: 'mixed' as const,
+          notes: [`${what}: ${reports.map((r) => `${of(r)} in ${sourceOf(r)}`).join('; ')}.`],
+        };
+  };
+  const outputs = shared('Our outputs', (r) => r.settings.outputs ?? 'rotated');
+  const rounds = shared('Rounds per group', (r) => r.settings.rounds ?? 1);
+  const settings: BenchReport['settings'] = { ...first.settings, outputs: outputs.value };
+  delete settings.rounds;
+  if (rounds.value !== 1) settings.rounds = rounds.value;
   const report: BenchReport = {
     ...first,
-    settings: {
-      ...first.settings,
-      outputs: outputs.size === 1 ? outputsOf(first) : 'mixed',
-    },
+    settings,
     label,
     startedAt: reports.map((r) => r.startedAt).sort()[0]!,
     overhead: reports.flatMap((r) => r.overhead),
@@ -78,9 +88,8 @@ export function mergeReports(reports: readonly BenchReport[], label: string): Be
     notes: [
       `Merged from ${reports.length} reports: ${sources.join('; ')}.`,
       `Rows taken from each: ${[...taken].map(([s, n]) => `${s}: ${n}`).join('; ')}.`,
-      ...(outputs.size === 1
-        ? []
-        : [`Our outputs: ${reports.map((r) => `${outputsOf(r)} in ${sourceOf(r)}`).join('; ')}.`]),
+      ...outputs.notes,
+      ...rounds.notes,
       ...reports.flatMap((r) =>
         r.notes.map((n) => `${r.label || '(no label)'} ${r.startedAt}: ${n}`),
       ),

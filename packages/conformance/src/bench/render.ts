@@ -45,6 +45,12 @@ export function rowNotes(row: BenchRowResult): string {
   return notes.join('; ');
 }
 
+/** Lowest–highest best/torch over the rounds the two sides took in turns, and how many. */
+export function roundsCell(row: BenchRowResult): string {
+  const r = row.roundRatios;
+  return r ? `${r.min.toFixed(3)}–${r.max.toFixed(3)}× (${r.rounds})` : '—';
+}
+
 function cudnnText(identity: { version: string | null; path: string | null }): string {
   return `${identity.version ?? 'unknown version'} (${identity.path ?? 'unknown path'})`;
 }
@@ -63,6 +69,7 @@ export function renderMarkdown(report: BenchReport): string {
   const out: string[] = [];
   const modes = report.settings.modes;
   const hasTorch = report.rows.some((r) => r.torch);
+  const inTurns = report.rows.some((r) => r.roundRatios);
   out.push(`# conv3d benchmark${report.label ? ` — ${report.label}` : ''}`, '');
   out.push(`- label: ${report.label || '(none)'}`);
   out.push(`- started: ${report.startedAt}`);
@@ -78,7 +85,7 @@ export function renderMarkdown(report: BenchReport): string {
   }
   const s = report.settings;
   out.push(
-    `- timing: CUDA events per call, warm-up ${s.warmup}, median of ${s.reps} reps; inputs rotated among sets while one set is below ${(s.rotateBelowBytes / 2 ** 20).toFixed(0)} MiB; ${s.outputs === 'shared' ? "our outputs one buffer per group, overwritten by every call (PyTorch's allocator gives each call the block the last one freed)" : s.outputs === 'mixed' ? 'our outputs shared in some merged reports, rotated in others (see the notes)' : 'our outputs rotated with the inputs'}; pinned mode capped at ${s.pinnedBudgetMs} ms per row; f64 only up to ${s.f64MaxMacs.toExponential(1)} MACs; our workspace limit ${s.maxWorkspaceBytes === undefined ? "'auto' (default: the larger of 1 GiB and twice the problem's tensors, at most half the free memory)" : `${(s.maxWorkspaceBytes / 2 ** 20).toFixed(0)} MiB`}`,
+    `- timing: CUDA events per call, warm-up ${s.warmup}, median of ${s.reps} reps${typeof s.rounds === 'number' && s.rounds > 1 ? ` per round, the median of ${s.rounds} rounds (PyTorch as a worker, the two sides taking turns round by round)` : s.rounds === 'mixed' ? ' (rounds differ between merged reports, see the notes)' : ''}; inputs rotated among sets while one set is below ${(s.rotateBelowBytes / 2 ** 20).toFixed(0)} MiB; ${s.outputs === 'shared' ? "our outputs one buffer per group, overwritten by every call (PyTorch's allocator gives each call the block the last one freed)" : s.outputs === 'mixed' ? 'our outputs shared in some merged reports, rotated in others (see the notes)' : 'our outputs rotated with the inputs'}; pinned mode capped at ${s.pinnedBudgetMs} ms per row; f64 only up to ${s.f64MaxMacs.toExponential(1)} MACs; our workspace limit ${s.maxWorkspaceBytes === undefined ? "'auto' (default: the larger of 1 GiB and twice the problem's tensors, at most half the free memory)" : `${(s.maxWorkspaceBytes / 2 ** 20).toFixed(0)} MiB`}`,
   );
   out.push('', '## Peaks measured in this run', '');
   const bw = report.peaks.copyBytesPerS;
@@ -126,6 +133,7 @@ export function renderMarkdown(report: BenchReport): string {
   ];
   if (hasTorch)
     head.push('torch ms', 'torch cuDNN', 'best/torch', ...modes.map((m) => `${m}/torch`));
+  if (inTurns) head.push('best/torch by round');
   head.push('notes');
   out.push(`| ${head.join(' | ')} |`);
   out.push(
@@ -146,6 +154,7 @@ export function renderMarkdown(report: BenchReport): string {
       cells.push(formatRatio(row.ratioBest));
       for (const m of modes) cells.push(formatRatio(row.ratioByMode?.[m as BenchMode]));
     }
+    if (inTurns) cells.push(roundsCell(row));
     cells.push(rowNotes(row));
     out.push(`| ${cells.map(mdCell).join(' | ')} |`);
   }
@@ -179,6 +188,11 @@ export function renderMarkdown(report: BenchReport): string {
       `- geometric mean ≤ 0.90×: ${sum.goalGeomean ? 'met' : 'NOT met'} (${overall ? `${overall.geomean.toFixed(3)}×` : 'no compared rows'})`,
     );
     if (sum.losses.length > 0) out.push(`- slower rows: ${sum.losses.join(', ')}`);
+    if (sum.lossesEveryRound) {
+      out.push(
+        `- rows slower in every round (the two sides took turns): ${sum.lossesEveryRound.length > 0 ? sum.lossesEveryRound.join(', ') : 'none'}`,
+      );
+    }
   }
   if (report.notes.length > 0) {
     out.push('', '## Notes', '');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { parseBenchArgs } from './args.js';
 import { BIG, SMALL } from './fixtures.test-helpers.js';
 import { convMacs } from './math.js';
-import { planGroups } from './rows.js';
+import { groupKey, planGroups } from './rows.js';
 
 const all = {
   dtypes: ['f32', 'tf32', 'f16', 'bf16', 'f64'] as const,
@@ -62,5 +63,19 @@ describe('planGroups', () => {
       'big/ndhwc/bwFilter',
     ]);
     expect(notes).toEqual(['Unknown case names ignored: nope (suite has small, big).']);
+  });
+});
+
+describe('planGroups with --groups', () => {
+  it('keeps only the named groups, in suite order, and notes names that match nothing', () => {
+    const options = parseBenchArgs(['--groups', 'big:tf32:ncdhw,small:f16:ndhwc,small:f64:ndhwc']);
+    const { groups, notes } = planGroups([SMALL, BIG], options);
+    expect(groups.map(groupKey)).toEqual(['small:f16:ndhwc', 'big:tf32:ncdhw']);
+    expect(notes).toContain('--groups that match no group: small:f64:ndhwc.');
+    expect(() => parseBenchArgs(['--groups', 'small:f16'])).toThrow(
+      'Expected a comma-separated list of case:dtype:layout for --groups but received "small:f16"',
+    );
+    // --quick's case list gives way to the groups asked for.
+    expect(parseBenchArgs(['--quick', '--groups', 'dilated:f16:ncdhw']).cases).toBeUndefined();
   });
 });

@@ -14,11 +14,13 @@ export interface PlannedGroups {
 /**
  * Every case × dtype × layout the options ask for, in suite order, each carrying its passes and
  * rotation-set count. f64 is kept only for cases with at most `f64MaxMacs` MACs; ndhwc only for
- * f16/bf16. Unknown `--cases` names are reported in the notes.
+ * f16/bf16; with `groups`, only the groups named `case:dtype:layout`. Unknown `--cases` names and
+ * `--groups` that match nothing are reported in the notes.
  */
 export function planGroups(
   cases: readonly BenchCase[],
-  options: Pick<BenchOptions, 'dtypes' | 'layouts' | 'passes' | 'cases' | 'f64MaxMacs'>,
+  options: Pick<BenchOptions, 'dtypes' | 'layouts' | 'passes' | 'cases' | 'f64MaxMacs'> &
+    Partial<Pick<BenchOptions, 'groups'>>,
   rotateBelowBytes?: number,
 ): PlannedGroups {
   const notes: string[] = [];
@@ -54,10 +56,23 @@ export function planGroups(
       }
     }
   }
+  if (options.groups) {
+    const keys = new Set(options.groups);
+    const kept = groups.filter((g) => keys.has(groupKey(g)));
+    const found = new Set(kept.map(groupKey));
+    const missing = options.groups.filter((k) => !found.has(k));
+    if (missing.length > 0) notes.push(`--groups that match no group: ${missing.join(', ')}.`);
+    groups.splice(0, groups.length, ...kept);
+  }
   if (f64Skipped.length > 0) {
     notes.push(
       `f64 runs only on cases with at most ${options.f64MaxMacs.toExponential(1)} MACs; left out: ${f64Skipped.join(', ')}.`,
     );
   }
   return { groups, notes };
+}
+
+/** A group's name for `--groups`: `case:dtype:layout`. */
+export function groupKey(group: Pick<BenchGroup, 'case' | 'dtype' | 'layout'>): string {
+  return `${group.case.name}:${group.dtype}:${group.layout}`;
 }

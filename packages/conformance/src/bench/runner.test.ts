@@ -97,11 +97,12 @@ describe('benchGroup', () => {
       reps: 14,
       note: 'one call took 100.0 ms; 14 reps fit the 1500 ms budget per row',
     });
+    // Every pass is probed when the plan is selected, before any is timed.
     expect(backend.calls.filter((c) => c.includes('pinned'))).toEqual([
       'small bf16 ncdhw fw pinned warmup=0 reps=1',
-      'small bf16 ncdhw fw pinned warmup=5 reps=30',
       'small bf16 ncdhw bwData pinned warmup=0 reps=1',
       'small bf16 ncdhw bwFilter pinned warmup=0 reps=1',
+      'small bf16 ncdhw fw pinned warmup=5 reps=30',
       'small bf16 ncdhw bwFilter pinned warmup=1 reps=14',
     ]);
     // Heuristic is never probed nor capped.
@@ -274,5 +275,189 @@ describe('runBenchReport', () => {
     expect(report.overhead.map((o) => o.side)).toContain('torch (F.conv3d)');
     expect(report.ours.cudnn.version).toBe('9.14.0');
     expect(BIG.name).toBe('big');
+  });
+});
+
+describe('rounds taken in turns', () => {
+  it('times every mode × pass once per round, hands over after each round, and reports the median of the rounds', async () => {
+    const log: string[] = [];
+    let call = 0;
+    // Rounds of 1, 3 and 2 ms: the median of the rounds is 2 (× the fake's 1.01 spread).
+    const perRound = [1, 3, 2];
+    const backend = new FakeBackend({ timeMs: () => perRound[Math.floor(call++ / 6)]! });
+    const results = await benchGroup(
+      group('f16', 'ndhwc'),
+      ['heuristic', 'autotune'],
+      timing,
+      backend,
+      {
+        rounds: 3,
+        afterRound: async (round) => {
+          log.push(`torch round ${round}`, `ours so far ${backend.calls.length}`);
+        },
+      },
+    );
+    expect(log).toEqual([
+      'torch round 0',
+      'ours so far 6',
+      'torch round 1',
+      'ours so far 12',
+      'torch round 2',
+      'ours so far 18',
+    ]);
+    for (const pass of ['fw', 'bwData', 'bwFilter'] as const) {
+      for (const m of results.get(pass)!) {
+        expect(m.roundsMs).toEqual([1.01, 3.0300000000000002, 2.02]);
+        expect(m.medianMs).toBe(2.02);
+        expect(m.reps).toBe(90);
+      }
+    }
+    expect(backend.openPlans).toBe(0);
+    expect(backend.openSessions).toBe(0);
+  });
+
+  it('ends a timing that fails in a later round with the round named, and still gives PyTorch its turns', async () => {
+    let calls = 0;
+    const turns: number[] = [];
+    const backend = new FakeBackend({
+      runFails: (_g, pass) => (pass === 'bwData' && ++calls === 2 ? 'error' : undefined),
+    });
+    const results = await benchGroup(group('f32'), ['heuristic'], timing, backend, {
+      rounds: 3,
+      afterRound: async (r) => {
+        turns.push(r);
+      },
+    });
+    expect(results.get('bwData')![0]).toMatchObject({
+      mode: 'heuristic',
+      status: 'error',
+      note: 'round 2 of 3: bwData failed',
+    });
+    expect(results.get('fw')![0]!.roundsMs).toHaveLength(3);
+    expect(turns).toEqual([0, 1, 2]);
+    // A group whose inputs cannot be allocated still gives PyTorch every round.
+    const broken = new FakeBackend({ openFails: () => true });
+    const later: number[] = [];
+    await benchGroup(group('f32'), ['heuristic'], timing, broken, {
+      rounds: 2,
+      afterRound: async (r) => {
+        later.push(r);
+      },
+    });
+    expect(later).toEqual([0, 1]);
+  });
+
+  it('runs PyTorch as turns, pairs the rounds, and counts the rows lost in every round', async () => {
+    const options = parseBenchArgs([
+      '--dtypes',
+      'f16',
+      '--algos',
+      'heuristic',
+      '--vs-torch',
+      '--rounds',
+      '3',
+    ]);
+    const { groups } = planGroups([SMALL], options);
+    const backend = new FakeBackend({ timeMs: (_g, pass) => (pass === 'fw' ? 1 : 0.5) });
+    const seen: string[] = [];
+    // PyTorch: fw 0.9 ms every round (we lose every round); bwData 0.6, 0.4, 0.6 (we lose on the
+    // median but win round 2); bwFilter 1 ms (we win).
+    const torchMs: Record<string, number[]> = {
+      fw: [0.9, 0.9, 0.9],
+      bwData: [0.6, 0.4, 0.6],
+      bwFilter: [1, 1, 1],
+    };
+    const report = await runBenchReport(groups, [SMALL], options, {
+      backend,
+      log: () => {},
+      runTorch: async () => {
+        throw new Error('the batch run must not be used with --rounds');
+      },
+      openTorchTurns: () => ({
+        start: async () => ({
+          info: {
+            torchVersion: '2.11',
+            cudaVersion: '13.0',
+            cudnn: { version: '9.19.0', path: null },
+            cudnnLibraries: [],
+            cudnnEnabled: true,
+            device: 'Fake',
+          },
+          notes: [],
+        }),
+        round: async (group, round) => {
+          seen.push(`${group.case.name} ${group.layout} round ${round}`);
+          return group.passes.map((pass) => ({
+            id: `${group.case.name}|${group.dtype}|${group.layout}|${pass}`,
+            status: 'ok' as const,
+            medianMs: torchMs[pass]![round]!,
+            usedCudnn: true,
+          }));
+        },
+        release: async () => {
+          seen.push('release');
+        },
+        finish: async () => ({ overhead: [], notes: ['finished'] }),
+      }),
+    });
+    expect(seen).toEqual([
+      'small ncdhw round 0',
+      'small ncdhw round 1',
+      'small ncdhw round 2',
+      'release',
+      'small ndhwc round 0',
+      'small ndhwc round 1',
+      'small ndhwc round 2',
+      'release',
+    ]);
+    expect(report.settings.rounds).toBe(3);
+    const row = (id: string) => report.rows.find((r) => r.id === id)!;
+    expect(row('small|f16|ncdhw|fw').torch?.roundsMs).toEqual([0.9, 0.9, 0.9]);
+    expect(row('small|f16|ncdhw|fw').roundRatios).toEqual({
+      min: 1.01 / 0.9,
+      max: 1.01 / 0.9,
+      rounds: 3,
+    });
+    expect(row('small|f16|ncdhw|bwData').ratioBest).toBeCloseTo(0.505 / 0.6, 12);
+    expect(row('small|f16|ncdhw|bwData').roundRatios?.max).toBeCloseTo(0.505 / 0.4, 12);
+    expect(report.summary?.losses).toHaveLength(2);
+    expect(report.summary?.lossesEveryRound).toEqual([
+      'small|f16|ncdhw|fw 1.122× (rounds 1.122–1.122×)',
+      'small|f16|ndhwc|fw 1.122× (rounds 1.122–1.122×)',
+    ]);
+    expect(report.notes).toContain('finished');
+  });
+
+  it('says why PyTorch could not take turns and still reports our rows', async () => {
+    const options = parseBenchArgs([
+      '--dtypes',
+      'f32',
+      '--algos',
+      'heuristic',
+      '--vs-torch',
+      '--rounds',
+      '2',
+    ]);
+    const { groups } = planGroups([SMALL], options);
+    const report = await runBenchReport(groups, [SMALL], options, {
+      backend: new FakeBackend(),
+      log: () => {},
+      runTorch: async () => {
+        throw new Error('the batch run must not be used with --rounds');
+      },
+      openTorchTurns: () => ({
+        start: async () => ({ error: 'python3 was not found', notes: [] }),
+        round: async () => {
+          throw new Error('no rounds after a failed start');
+        },
+        release: async () => {},
+        finish: async () => {
+          throw new Error('no finish after a failed start');
+        },
+      }),
+    });
+    expect(report.torchError).toBe('python3 was not found');
+    expect(report.summary).toBeUndefined();
+    expect(report.rows.every((r) => r.modes[0]!.roundsMs?.length === 2)).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ import {
 } from './math.js';
 import { formatMs } from './render.js';
 import { OVERHEAD_CALLS, OVERHEAD_PROBLEMS, OVERHEAD_TRIALS, TINY_CASE } from './torch.js';
+import { combineTorchRounds, type TorchTurns } from './torch-worker.js';
 import type {
   BenchCase,
   BenchGroup,
@@ -49,6 +50,8 @@ export interface RunnerContext {
   now?: () => number;
   /** Runs the PyTorch side over the same groups; only called with `--vs-torch`. */
   runTorch?: (groups: readonly BenchGroup[]) => Promise<TorchOutcome>;
+  /** PyTorch taking turns with us group by group; used with `--vs-torch --rounds` above 1. */
+  openTorchTurns?: () => TorchTurns;
 }
 
 /** What the pinned mode does on a row, decided from one probe call. */
@@ -95,39 +98,80 @@ function failure(mode: BenchMode, error: unknown): ModeResult {
     : { mode, status: 'error', note: errorText(error) };
 }
 
-async function timeOnePass(
+/** One mode × pass being timed over the rounds: its settings, and the rounds' medians so far. */
+interface Timing {
+  plan: PlanSession;
+  pass: BenchPass;
+  mode: BenchMode;
+  warmup: number;
+  reps: number;
+  base: ModeResult;
+  roundsMs: number[];
+  /** Set once the timing is over: a skip, a failure, or (after the last round) the result. */
+  result?: ModeResult;
+}
+
+/**
+ * How a mode × pass will be timed: the full warm-up and reps, or (pinned mode) what fits the
+ * budget per row after one probe call. A skip or failure comes back as the result.
+ */
+async function prepareTiming(
   plan: PlanSession,
   pass: BenchPass,
   mode: BenchMode,
   options: Pick<BenchOptions, 'reps' | 'warmup' | 'pinnedBudgetMs'>,
-): Promise<ModeResult> {
+  selectMs: number,
+): Promise<Timing> {
   const algorithm = safeAlgorithm(plan, pass);
-  const base: ModeResult = { mode, status: 'ok' };
-  if (algorithm) base.algorithm = algorithm;
+  const base: ModeResult = { mode, status: 'ok', ...(algorithm ? { algorithm } : {}), selectMs };
+  const timing: Timing = {
+    plan,
+    pass,
+    mode,
+    warmup: options.warmup,
+    reps: options.reps,
+    base,
+    roundsMs: [],
+  };
+  if (mode !== 'pinned') return timing;
   try {
-    let warmup = options.warmup;
-    let reps = options.reps;
-    let note: string | undefined;
-    if (mode === 'pinned') {
-      const [probeMs] = await plan.time(pass, 0, 1);
-      const decision = decideCap(probeMs ?? 0, options.pinnedBudgetMs, warmup, reps);
-      if (decision.action === 'skip') return { ...base, status: 'skipped', note: decision.note };
-      if (decision.action === 'capped') {
-        warmup = decision.warmup;
-        reps = decision.reps;
-        note = decision.note;
-      }
+    const [probeMs] = await plan.time(pass, 0, 1);
+    const decision = decideCap(probeMs ?? 0, options.pinnedBudgetMs, timing.warmup, timing.reps);
+    if (decision.action === 'skip')
+      timing.result = { ...base, status: 'skipped', note: decision.note };
+    if (decision.action === 'capped') {
+      timing.warmup = decision.warmup;
+      timing.reps = decision.reps;
+      timing.base = { ...base, status: 'capped', note: decision.note };
     }
-    const times = await plan.time(pass, warmup, reps);
-    const result: ModeResult = { ...base, medianMs: median(times), reps: times.length };
-    if (note) {
-      result.status = 'capped';
-      result.note = note;
-    }
-    return result;
   } catch (error) {
-    return { ...failure(mode, error), ...(algorithm ? { algorithm } : {}) };
+    timing.result = { ...failure(mode, error), ...(algorithm ? { algorithm } : {}), selectMs };
   }
+  return timing;
+}
+
+/** One round of a timing: its median joins the others; a failure ends the timing. */
+async function timeRound(timing: Timing, round: number, rounds: number): Promise<void> {
+  if (timing.result) return;
+  try {
+    timing.roundsMs.push(median(await timing.plan.time(timing.pass, timing.warmup, timing.reps)));
+  } catch (error) {
+    const failed = failure(timing.mode, error);
+    if (rounds > 1) failed.note = `round ${round + 1} of ${rounds}: ${failed.note}`;
+    timing.result = { ...timing.base, ...failed };
+  }
+}
+
+/** The timing's result: the median of its rounds' medians (each kept when there are several). */
+function timingResult(timing: Timing, rounds: number): ModeResult {
+  if (timing.result) return timing.result;
+  const result: ModeResult = {
+    ...timing.base,
+    medianMs: median(timing.roundsMs),
+    reps: timing.reps * timing.roundsMs.length,
+  };
+  if (rounds > 1) result.roundsMs = timing.roundsMs;
+  return result;
 }
 
 function safeAlgorithm(plan: PlanSession, pass: BenchPass): string | undefined {
@@ -138,45 +182,71 @@ function safeAlgorithm(plan: PlanSession, pass: BenchPass): string | undefined {
   }
 }
 
-/** Time every pass of a group in every mode. Never throws: failures become row entries. */
+/** How a group is timed in turns: `rounds` rounds, each followed by `afterRound` (PyTorch's turn). */
+export interface GroupTurns {
+  rounds: number;
+  afterRound?: (round: number) => Promise<void>;
+}
+
+/**
+ * Time every pass of a group in every mode. Never throws: failures become row entries. Every
+ * mode's plan is selected first; then each round times every mode × pass once (a median of
+ * `reps`) and hands over to `turns.afterRound`. A row's time is the median of its rounds.
+ */
 export async function benchGroup(
   group: BenchGroup,
   modes: readonly BenchMode[],
   options: Pick<BenchOptions, 'reps' | 'warmup' | 'pinnedBudgetMs'>,
   backend: BenchBackend,
+  turns: GroupTurns = { rounds: 1 },
 ): Promise<Map<BenchPass, ModeResult[]>> {
+  const rounds = Math.max(1, turns.rounds);
   const results = new Map<BenchPass, ModeResult[]>(group.passes.map((p) => [p, []]));
-  const all = (make: (mode: BenchMode) => ModeResult) => {
-    for (const mode of modes) for (const pass of group.passes) results.get(pass)!.push(make(mode));
+  const theirTurns = async () => {
+    for (let round = 0; round < rounds; round++) await turns.afterRound?.(round);
   };
   let session: Awaited<ReturnType<BenchBackend['openGroup']>>;
   try {
     session = await backend.openGroup(group);
   } catch (error) {
-    all((mode) => ({ ...failure(mode, error), note: `allocating inputs: ${errorText(error)}` }));
+    for (const mode of modes)
+      for (const pass of group.passes)
+        results
+          .get(pass)!
+          .push({ ...failure(mode, error), note: `allocating inputs: ${errorText(error)}` });
+    await theirTurns();
     return results;
   }
+  const plans: PlanSession[] = [];
+  const byMode = new Map<BenchMode, Timing[] | ModeResult>();
   try {
     for (const mode of modes) {
-      let plan: PlanSession;
       const started = performance.now();
       try {
-        plan = await session.selectPlan(mode);
+        const plan = await session.selectPlan(mode);
+        plans.push(plan);
+        const selectMs = performance.now() - started;
+        const timings: Timing[] = [];
+        for (const pass of group.passes)
+          timings.push(await prepareTiming(plan, pass, mode, options, selectMs));
+        byMode.set(mode, timings);
       } catch (error) {
-        for (const pass of group.passes) results.get(pass)!.push(failure(mode, error));
-        continue;
-      }
-      const selectMs = performance.now() - started;
-      try {
-        for (const pass of group.passes) {
-          results.get(pass)!.push({ ...(await timeOnePass(plan, pass, mode, options)), selectMs });
-        }
-      } finally {
-        plan.dispose();
+        byMode.set(mode, failure(mode, error));
       }
     }
+    const all = [...byMode.values()].flatMap((v) => (Array.isArray(v) ? v : []));
+    for (let round = 0; round < rounds; round++) {
+      for (const timing of all) await timeRound(timing, round, rounds);
+      await turns.afterRound?.(round);
+    }
   } finally {
+    for (const plan of plans) plan.dispose();
     session.dispose();
+  }
+  for (const mode of modes) {
+    const entry = byMode.get(mode)!;
+    for (const [i, pass] of group.passes.entries())
+      results.get(pass)!.push(Array.isArray(entry) ? timingResult(entry[i]!, rounds) : entry);
   }
   return results;
 }
@@ -302,8 +372,21 @@ export async function runBenchReport(
   }
 
   const caseByName = new Map(cases.map((c) => [c.name, c]));
-  let rows: BenchRowResult[] = [];
+  const rows: BenchRowResult[] = [];
   let budgetHit = false;
+  let turns = options.vsTorch && options.rounds > 1 ? context.openTorchTurns?.() : undefined;
+  const torchOutcome: TorchOutcome = {};
+  const torchRounds = new Map<string, TorchRowResult[]>();
+  if (turns) {
+    log('starting PyTorch, to take turns with it group by group...');
+    const started = await turns.start();
+    torchOutcome.notes = started.notes;
+    if (started.info) torchOutcome.info = started.info;
+    if (started.error) {
+      torchOutcome.error = started.error;
+      turns = undefined;
+    }
+  }
   for (const [index, group] of groups.entries()) {
     const elapsedS = (now() - started) / 1e3;
     let results: Map<BenchPass, ModeResult[]>;
@@ -321,11 +404,31 @@ export async function runBenchReport(
           options.modes.map((mode) => ({ mode, status: 'skipped' as const, note })),
         ]),
       );
+      for (const pass of group.passes) {
+        const id = rowId({ case: group.case.name, dtype: group.dtype, layout: group.layout, pass });
+        torchRounds.set(id, [{ id, status: 'skipped', note }]);
+      }
+    } else if (turns) {
+      const theirs = turns;
+      log(
+        `[${index + 1}/${groups.length}] ${group.case.name} ${group.dtype} ${group.layout} (${group.sets} set${group.sets > 1 ? 's' : ''}), ${options.rounds} rounds in turns with PyTorch`,
+      );
+      results = await benchGroup(group, options.modes, options, backend, {
+        rounds: options.rounds,
+        afterRound: async (round) => {
+          for (const row of await theirs.round(group, round)) {
+            torchRounds.set(row.id, [...(torchRounds.get(row.id) ?? []), row]);
+          }
+        },
+      });
+      await theirs.release();
     } else {
       log(
         `[${index + 1}/${groups.length}] ${group.case.name} ${group.dtype} ${group.layout} (${group.sets} set${group.sets > 1 ? 's' : ''})`,
       );
-      results = await benchGroup(group, options.modes, options, backend);
+      results = await benchGroup(group, options.modes, options, backend, {
+        rounds: options.rounds,
+      });
     }
     for (const pass of group.passes) {
       const key = { case: group.case.name, dtype: group.dtype, layout: group.layout, pass };
@@ -365,6 +468,7 @@ export async function runBenchReport(
         : { maxWorkspaceBytes: options.maxWorkspaceBytes }),
       rotateBelowBytes: ROTATE_BELOW_BYTES,
       outputs: options.outputs,
+      ...(options.rounds > 1 ? { rounds: options.rounds } : {}),
     },
     peaks,
     overhead,
@@ -372,18 +476,30 @@ export async function runBenchReport(
     notes,
   };
 
-  if (options.vsTorch && context.runTorch) {
+  if (turns) {
+    const finished = await turns.finish();
+    torchOutcome.notes = [...(torchOutcome.notes ?? []), ...finished.notes];
+    if (finished.info) torchOutcome.info = finished.info;
+    torchOutcome.overhead = finished.overhead;
+    torchOutcome.rows = [...torchRounds.values()].map(combineTorchRounds);
+    attachTorch(report, torchOutcome);
+  } else if (options.vsTorch && torchOutcome.error) {
+    attachTorch(report, torchOutcome);
+  } else if (options.vsTorch && context.runTorch) {
     log('running PyTorch on the same rows...');
-    const torch = await context.runTorch(groups);
-    if (torch.notes) notes.push(...torch.notes);
-    if (torch.error) report.torchError = torch.error;
-    if (torch.info) report.torch = torch.info;
-    if (torch.overhead) report.overhead = [...overhead, ...torch.overhead];
-    if (torch.rows) {
-      rows = matchTorch(rows, torch.rows);
-      report.rows = rows;
-      report.summary = summarize(rows);
-    }
+    attachTorch(report, await context.runTorch(groups));
   }
   return report;
+}
+
+/** Put what the PyTorch side returned into the report: info, overhead, matched rows, summary. */
+function attachTorch(report: BenchReport, torch: TorchOutcome): void {
+  if (torch.notes) report.notes.push(...torch.notes);
+  if (torch.error) report.torchError = torch.error;
+  if (torch.info) report.torch = torch.info;
+  if (torch.overhead) report.overhead = [...report.overhead, ...torch.overhead];
+  if (torch.rows) {
+    report.rows = matchTorch(report.rows, torch.rows);
+    report.summary = summarize(report.rows);
+  }
 }

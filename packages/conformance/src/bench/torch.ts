@@ -81,6 +81,30 @@ export const OVERHEAD_PROBLEMS: ReadonlyArray<{ dtype: BenchDtype; layout: Bench
 export const OVERHEAD_CALLS = 1000;
 export const OVERHEAD_TRIALS = 5;
 
+/** A group's rows in the spelling the python script reads (a job's rows, or a worker request's). */
+export function torchJobRows(group: BenchGroup): TorchJobRow[] {
+  return group.passes.map((pass) => ({
+    id: rowId({ case: group.case.name, dtype: group.dtype, layout: group.layout, pass }),
+    case: toFileCase(group.case),
+    dtype: group.dtype,
+    layout: group.layout,
+    pass,
+    sets: group.sets,
+  }));
+}
+
+/** The tiny problems whose per-call host cost PyTorch measures. */
+export function torchOverheadItems(): TorchJobOverhead[] {
+  return OVERHEAD_PROBLEMS.map((p) => ({
+    id: TINY_CASE.name,
+    case: toFileCase(TINY_CASE),
+    dtype: p.dtype,
+    layout: p.layout,
+    calls: OVERHEAD_CALLS,
+    trials: OVERHEAD_TRIALS,
+  }));
+}
+
 /** The job for the python script: the same rows, reps, warm-up and rotation sets as ours. */
 export function buildTorchJob(
   groups: readonly BenchGroup[],
@@ -92,19 +116,6 @@ export function buildTorchJob(
     profile?: TorchJob['profile'];
   },
 ): TorchJob {
-  const rows: TorchJobRow[] = [];
-  for (const g of groups) {
-    for (const pass of g.passes) {
-      rows.push({
-        id: rowId({ case: g.case.name, dtype: g.dtype, layout: g.layout, pass }),
-        case: toFileCase(g.case),
-        dtype: g.dtype,
-        layout: g.layout,
-        pass,
-        sets: g.sets,
-      });
-    }
-  }
   return {
     version: 1,
     label: settings.label,
@@ -112,15 +123,8 @@ export function buildTorchJob(
     reps: settings.reps,
     timeBudgetS: settings.timeBudgetS,
     profile: settings.profile ?? 'all',
-    rows,
-    overhead: OVERHEAD_PROBLEMS.map((p) => ({
-      id: TINY_CASE.name,
-      case: toFileCase(TINY_CASE),
-      dtype: p.dtype,
-      layout: p.layout,
-      calls: OVERHEAD_CALLS,
-      trials: OVERHEAD_TRIALS,
-    })),
+    rows: groups.flatMap(torchJobRows),
+    overhead: torchOverheadItems(),
   };
 }
 
@@ -138,18 +142,11 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 
-/**
- * Validate and convert the python script's JSON. Throws InvalidArgumentError when the top level is
- * not the expected object; individual malformed rows are dropped with a message in `errors`.
- */
-export function parseTorchResults(raw: unknown): ParsedTorchResults {
-  if (!isRecord(raw) || !Array.isArray(raw.rows)) {
-    throw new InvalidArgumentError('PyTorch results', 'an object with a rows array', raw);
-  }
-  const errors: string[] = [];
+/** The versions, device and cuDNN in a results file or a worker's reply. */
+export function parseTorchInfo(raw: Record<string, unknown>): TorchInfo {
   const cudnn = isRecord(raw.cudnn) ? raw.cudnn : {};
   const cudnnVersion = cudnn.version;
-  const info: TorchInfo = {
+  return {
     torchVersion: str(raw.torch),
     cudaVersion: str(raw.cuda),
     cudnn: {
@@ -163,8 +160,12 @@ export function parseTorchResults(raw: unknown): ParsedTorchResults {
     cudnnEnabled: typeof cudnn.enabled === 'boolean' ? cudnn.enabled : null,
     device: str(raw.device),
   };
+}
+
+/** One row entry as the script writes it; malformed rows are dropped with a message in `errors`. */
+export function parseTorchRows(raw: unknown[], errors: string[]): TorchRowResult[] {
   const rows: TorchRowResult[] = [];
-  raw.rows.forEach((r, i) => {
+  raw.forEach((r, i) => {
     if (!isRecord(r) || typeof r.id !== 'string') {
       errors.push(`PyTorch row ${i} has no id; ignored`);
       return;
@@ -186,28 +187,46 @@ export function parseTorchResults(raw: unknown): ParsedTorchResults {
     if (typeof r.note === 'string' && !row.note) row.note = r.note;
     rows.push(row);
   });
+  return rows;
+}
+
+/** The host-overhead entries the script writes (malformed ones are skipped). */
+export function parseTorchOverhead(raw: unknown): OverheadResult[] {
   const overhead: OverheadResult[] = [];
-  if (Array.isArray(raw.overhead)) {
-    for (const o of raw.overhead) {
-      if (!isRecord(o) || typeof o.id !== 'string') continue;
-      const entry: OverheadResult = {
-        id: o.id,
-        side: 'torch (F.conv3d)',
-        dtype: (o.dtype as BenchDtype) ?? 'f32',
-        layout: (o.layout as BenchLayout) ?? 'ncdhw',
-      };
-      const us = num(o.usPerCall);
-      if (us !== undefined) entry.usPerCall = us;
-      if (Array.isArray(o.trialsUs))
-        entry.trialsUs = o.trialsUs.filter((v): v is number => typeof v === 'number');
-      if (typeof o.note === 'string') entry.note = o.note;
-      overhead.push(entry);
-    }
+  if (!Array.isArray(raw)) return overhead;
+  for (const o of raw) {
+    if (!isRecord(o) || typeof o.id !== 'string') continue;
+    const entry: OverheadResult = {
+      id: o.id,
+      side: 'torch (F.conv3d)',
+      dtype: (o.dtype as BenchDtype) ?? 'f32',
+      layout: (o.layout as BenchLayout) ?? 'ncdhw',
+    };
+    const us = num(o.usPerCall);
+    if (us !== undefined) entry.usPerCall = us;
+    if (Array.isArray(o.trialsUs))
+      entry.trialsUs = o.trialsUs.filter((v): v is number => typeof v === 'number');
+    if (typeof o.note === 'string') entry.note = o.note;
+    overhead.push(entry);
   }
+  return overhead;
+}
+
+/**
+ * Validate and convert the python script's JSON. Throws InvalidArgumentError when the top level is
+ * not the expected object; individual malformed rows are dropped with a message in `errors`.
+ */
+export function parseTorchResults(raw: unknown): ParsedTorchResults {
+  if (!isRecord(raw) || !Array.isArray(raw.rows)) {
+    throw new InvalidArgumentError('PyTorch results', 'an object with a rows array', raw);
+  }
+  const errors: string[] = [];
+  const rows = parseTorchRows(raw.rows, errors);
+  const overhead = parseTorchOverhead(raw.overhead);
   if (Array.isArray(raw.errors)) {
     for (const e of raw.errors) if (typeof e === 'string') errors.push(e);
   }
-  return { info, rows, overhead, errors };
+  return { info: parseTorchInfo(raw), rows, overhead, errors };
 }
 
 /** cuDNN's integer version (90100 or 91900 style) as `9.1.0` / `9.19.0`. */

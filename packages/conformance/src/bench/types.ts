@@ -58,6 +58,8 @@ export interface ModeResult {
    * autotune included), ms; the same figure on every pass of the group.
    */
   selectMs?: number;
+  /** With `--rounds` above 1: each round's median, ms, in order (medianMs is their median). */
+  roundsMs?: number[];
   /** Why it was capped, skipped, unsupported or failed. */
   note?: string;
 }
@@ -81,6 +83,11 @@ export interface BenchRowResult extends BenchRowKey {
   ratioBest?: number;
   /** mode / torch, per mode that produced a time. */
   ratioByMode?: Partial<Record<BenchMode, number>>;
+  /**
+   * With rounds taken in turns: best mode / torch within each round (the two sides timed back to
+   * back), lowest and highest. A row over 1.00× in its best round lost every round.
+   */
+  roundRatios?: { min: number; max: number; rounds: number };
   /** In a merged report: the report the row came from (`<label> started <time>`). */
   source?: string;
 }
@@ -97,6 +104,8 @@ export interface TorchRowResult {
   backend?: string | null;
   /** A few GPU kernel names from one profiled iteration, when profiled. */
   kernels?: string[];
+  /** With `--rounds` above 1: each round's median, ms, in order (medianMs is their median). */
+  roundsMs?: number[];
   note?: string;
 }
 
@@ -164,6 +173,11 @@ export interface BenchReport {
      * merged report whose reports differ (its notes say which).
      */
     outputs?: BenchOutputs | 'mixed';
+    /**
+     * Rounds per group; above 1 the two sides took turns, round by round (absent: 1, ours then
+     * PyTorch's whole run); `mixed`: a merged report whose reports differ.
+     */
+    rounds?: number | 'mixed';
   };
   peaks: BenchPeaks;
   overhead: OverheadResult[];
@@ -186,6 +200,8 @@ export interface ComparisonSummary {
   byMode: GeomeanEntry[];
   /** Rows where PyTorch used cuDNN and our best mode is slower than PyTorch. */
   losses: string[];
+  /** Of `losses`, the rows measured in turns that lost every round (their best round over 1.00×). */
+  lossesEveryRound?: string[];
   /** The issue's goals: best ≤ 1.00× on every cuDNN row, geomean ≤ 0.90×. */
   goalEveryRow: boolean;
   goalGeomean: boolean;
