@@ -15,7 +15,7 @@ TORCH_CUDNN=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcu
 # Autotune choices come back in $OUT; carry one back as .carry/autotune-cache.json to reuse it.
 export BARACUDA_AUTOTUNE_CACHE="$OUT/autotune-cache.json"
 if [ -f .carry/autotune-cache.json ] && [ ! -f "$BARACUDA_AUTOTUNE_CACHE" ]; then
-  cp .carry/autotune-cache.json "$BARACUDA_AUTOTUNE_CACHE"
+  cp .carry/autotune-cache.json "$BARACUDA_AUTOTUNE_CACHE" && chmod u+w "$BARACUDA_AUTOTUNE_CACHE"
 fi
 # The device tool kills a call at 600 s, before the logs are packed: every phase's limit is cut so
 # that the whole session ends DEADLINE_S seconds after it started, and a phase with < 30 s is skipped.
