@@ -65,6 +65,7 @@ import {
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
   mib,
+  nextSearchBases,
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
@@ -394,11 +395,16 @@ const TUNE_FINALISTS = 6;
 const TUNE_SEARCH_BASES = 2;
 /** Autotune's knob search: at most this many values of one knob. */
 const TUNE_SEARCH_VALUES = 12;
-/** Autotune's knob search: at most this many configs tried per pass. */
+/** Autotune's knob search: at most this many configs tried per search pass. */
 const TUNE_SEARCH_MAX = 48;
 /**
- * Autotune's knob search: no more configs are built after this long, and none timed after twice
- * this long (an engine that compiles its kernels at run time finalizes slowly).
+ * Autotune's knob search: at most this many passes. A pass that finds a faster config starts
+ * another around it, so configs two or three knobs away from the heuristics' offers are reached.
+ */
+const TUNE_SEARCH_PASSES = 3;
+/**
+ * Autotune's knob search: per search pass, no more configs are built after this long, and none
+ * timed after twice this long (an engine that compiles its kernels at run time finalizes slowly).
  */
 const TUNE_SEARCH_BUDGET_MS = 1500;
 /** Autotune's knob search: a config whose first time is within this factor of the leader's is timed again. */
@@ -2166,7 +2172,9 @@ export class Conv3dPlan {
    * fastest are timed again, {@link TUNE_REPS} runs back to back, in turn, {@link TUNE_ROUNDS}
    * times over. Then a knob search: the configs one knob away from the fastest
    * {@link TUNE_SEARCH_BASES} (cuDNN's knob ranges; no heuristic mode offers most of them), within
-   * {@link TUNE_SEARCH_BUDGET_MS}; those close to the leader are timed in turn with it. Installs
+   * {@link TUNE_SEARCH_BUDGET_MS}; those close to the leader are timed in turn with it, and when
+   * one of them wins, the configs one knob away from it are searched next, at most
+   * {@link TUNE_SEARCH_PASSES} passes (see {@link nextSearchBases}). Installs
    * the winner as the pass's plan and returns its cache entry; null when no graph engine runs it
    * (the pass then uses the legacy fallback).
    */
@@ -2256,38 +2264,43 @@ export class Conv3dPlan {
       if (finalists.length > 1) yield* timeFinalists.call(this, finalists);
       // Knob search: the configs one knob away from the fastest finalists, which no heuristic
       // mode offered. Each is timed once; those close to the leader are timed again with the
-      // leader, back to back, and the fastest of that round wins.
-      const firstSearched = built.length;
-      const searchStarted = Date.now();
-      const searching = (budget: number) => Date.now() - searchStarted < budget;
-      const bases = fastestIndices(timings, TUNE_SEARCH_BASES);
+      // leader, back to back. When a searched config becomes the leader, the next pass searches
+      // around it (hill climbing), at most TUNE_SEARCH_PASSES passes.
       const seen = new Set(built.map((b) => configId(b.c.engineIndex, b.c.knobs)));
       const skip = this.preference.deterministic ? REDUCTION_KNOBS : undefined;
-      for (const base of bases.map((i) => built[i]!.c)) {
-        const space = this.#knobSpace(base.cfg);
-        for (const knobs of knobNeighbours(base.knobs, space, TUNE_SEARCH_VALUES, skip)) {
-          if (built.length - firstSearched >= TUNE_SEARCH_MAX || !searching(TUNE_SEARCH_BUDGET_MS))
-            break;
-          const asked = configId(base.engineIndex, knobs);
-          if (seen.has(asked)) continue;
-          seen.add(asked);
-          const b = this.#buildCandidate(graph, base.engineIndex, knobs);
-          if (b === null) continue;
-          // cuDNN may read a config back with other knobs than asked: dedupe on what it reports.
-          const id = configId(b.c.engineIndex, b.c.knobs);
-          if (id !== asked && seen.has(id)) {
-            this.#destroyBackend(b.plan);
-            this.#destroyBackend(b.c.cfg);
-            continue;
+      let bases = fastestIndices(timings, TUNE_SEARCH_BASES);
+      for (let searchPass = 1; searchPass <= TUNE_SEARCH_PASSES && bases.length > 0; searchPass++) {
+        const firstSearched = built.length;
+        const searchStarted = Date.now();
+        const searching = (budget: number) => Date.now() - searchStarted < budget;
+        for (const base of bases.map((i) => built[i]!.c)) {
+          const space = this.#knobSpace(base.cfg);
+          for (const knobs of knobNeighbours(base.knobs, space, TUNE_SEARCH_VALUES, skip)) {
+            if (
+              built.length - firstSearched >= TUNE_SEARCH_MAX ||
+              !searching(TUNE_SEARCH_BUDGET_MS)
+            )
+              break;
+            const asked = configId(base.engineIndex, knobs);
+            if (seen.has(asked)) continue;
+            seen.add(asked);
+            const b = this.#buildCandidate(graph, base.engineIndex, knobs);
+            if (b === null) continue;
+            // cuDNN may read a config back with other knobs than asked: dedupe on what it reports.
+            const id = configId(b.c.engineIndex, b.c.knobs);
+            if (id !== asked && seen.has(id)) {
+              this.#destroyBackend(b.plan);
+              this.#destroyBackend(b.c.cfg);
+              continue;
+            }
+            seen.add(id);
+            built.push(b);
+            timings.push(Number.POSITIVE_INFINITY);
           }
-          seen.add(id);
-          built.push(b);
-          timings.push(Number.POSITIVE_INFINITY);
         }
-      }
-      if (built.length > firstSearched) {
+        if (built.length === firstSearched) break;
         progress(
-          `${d.describe()} ${pass}: knob search: ${built.length - firstSearched} more configs of engine ${[...new Set(bases.map((i) => built[i]!.c.engineIndex))].join(', ')}`,
+          `${d.describe()} ${pass}: knob search${searchPass > 1 ? ` pass ${searchPass}` : ''}: ${built.length - firstSearched} more configs of engine ${[...new Set(bases.map((i) => built[i]!.c.engineIndex))].join(', ')}`,
         );
         const leader = bases[0]!;
         for (let i = firstSearched; i < built.length && searching(2 * TUNE_SEARCH_BUDGET_MS); i++) {
@@ -2305,7 +2318,9 @@ export class Conv3dPlan {
         for (let i = firstSearched; i < built.length; i++) {
           if (!challengers.includes(i)) timings[i] = Number.POSITIVE_INFINITY;
         }
-        if (challengers.length > 0) yield* timeFinalists.call(this, [leader, ...challengers]);
+        if (challengers.length === 0) break;
+        yield* timeFinalists.call(this, [leader, ...challengers]);
+        bases = nextSearchBases(timings, firstSearched);
       }
     } catch (error) {
       for (const b of built) {

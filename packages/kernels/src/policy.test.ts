@@ -15,6 +15,7 @@ import {
   MathType,
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
+  nextSearchBases,
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
@@ -278,5 +279,18 @@ describe('fastestIndices', () => {
     const inf = Number.POSITIVE_INFINITY;
     expect(fastestIndices([0.5, 0, inf, 0, 0.2], 3)).toEqual([1, 3, 4]);
     expect(fastestIndices([inf, Number.NaN], 2)).toEqual([]);
+  });
+});
+
+describe('nextSearchBases', () => {
+  it('climbs to a searched config that became the fastest, and stops otherwise', () => {
+    const inf = Number.POSITIVE_INFINITY;
+    // Configs 0-2 came before the pass, 3-5 from it: config 4 is now the fastest of all.
+    expect(nextSearchBases([0.5, 0.6, inf, 0.7, 0.45, inf], 3)).toEqual([4]);
+    // The pass found nothing faster than config 0.
+    expect(nextSearchBases([0.5, 0.6, inf, 0.7, 0.55, inf], 3)).toEqual([]);
+    // A tie keeps the earlier config, so a pass of equals ends the search.
+    expect(nextSearchBases([0.5, 0.6, 0.5], 2)).toEqual([]);
+    expect(nextSearchBases([inf, inf], 1)).toEqual([]);
   });
 });

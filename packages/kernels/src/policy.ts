@@ -309,6 +309,16 @@ export function fastestIndices(timings: readonly number[], count: number): numbe
 }
 
 /**
+ * Where autotune's knob search goes next (hill climbing): when the pass that built the configs
+ * from `firstSearched` on made one of them the fastest of all `timings`, that config, whose own
+ * neighbours are searched next; otherwise nothing, and the search ends.
+ */
+export function nextSearchBases(timings: readonly number[], firstSearched: number): number[] {
+  const [leader] = fastestIndices(timings, 1);
+  return leader !== undefined && leader >= firstSearched ? [leader] : [];
+}
+
+/**
  * Autotune's cut-off for a candidate's warm-up run: a candidate whose warm-up run
  * took longer than this cannot be a finalist, so it is not timed again. Both a ratio and an
  * absolute margin, so that a one-off cost of a first run (loading a kernel module) does not drop
