@@ -182,13 +182,33 @@ describe.skipIf(fake === null)(
       strided.dispose();
     });
 
-    it('pinned mode, NDHWC and grouped (not depthwise) problems stay on cuDNN', () => {
+    it('NDHWC runs forward and backward-data on the channels-last gather kernel', () => {
+      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc'));
+      expect(plan.algorithm('fw').name).toBe('baracuda depthwise gathercl');
+      expect(plan.algorithm('bwData').name).toBe('baracuda depthwise gathercl');
+      expect(plan.algorithm('bwFilter').path).toBe('graph');
+      plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
+      plan.runBwData({ dy: slice(0x4000n), w: slice(0x2000n), dx: slice(0x5000n) });
+      expect(launches.map((l) => l.name)).toEqual([
+        'baracuda_depthwise_gathercl_bf16',
+        'baracuda_depthwise_gathercl_bf16',
+      ]);
+      expect(launches.map(pointers)).toEqual([
+        [0x1000n, 0x2000n, 0x3000n],
+        [0x4000n, 0x2000n, 0x5000n],
+      ]);
+      plan.dispose();
+    });
+
+    it('pinned mode and grouped (not depthwise) problems stay on cuDNN', () => {
       const pinned = Conv3dPlan.selectSync(stream, depthwise(), { algorithm: 'pinned' });
       expect(pinned.algorithm('fw').path).toBe('legacy');
       pinned.dispose();
-      const ndhwc = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ndhwc'));
-      expect(ndhwc.algorithm('fw').path).not.toBe('native');
-      ndhwc.dispose();
+      const pinnedNdhwc = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ndhwc'), {
+        algorithm: 'pinned',
+      });
+      expect(pinnedNdhwc.algorithm('fw').path).not.toBe('native');
+      pinnedNdhwc.dispose();
       const grouped = Conv3dPlan.selectSync(
         stream,
         Conv3dDescriptor.create({ ...depthwise(), cOut: 8 }).withGroups(4),

@@ -21,6 +21,7 @@ interface Case {
   stride?: Triple;
   dil?: Triple;
   element?: ElementKind;
+  layout?: 'ncdhw' | 'ndhwc';
 }
 
 function desc(t: Case): Conv3dDescriptor {
@@ -42,7 +43,8 @@ function desc(t: Case): Conv3dDescriptor {
     .withPadding(...pad)
     .withStride(...stride)
     .withDilation(...dil)
-    .withGroups(t.c);
+    .withGroups(t.c)
+    .withLayout(t.layout ?? 'ncdhw');
 }
 
 /** Seeded values in [-1, 1), never all zero. */
@@ -64,12 +66,17 @@ function direct(d: Conv3dDescriptor, x: Float64Array, w: Float64Array, dy: Float
   const [kD, kH, kW] = [d.dFilt, d.hFilt, d.wFilt];
   const y = new Float64Array(d.yElements);
   const dx = new Float64Array(d.xElements);
+  // NDHWC: element (n, c, position) sits at (n·positions + position)·C + c.
+  const at = (plane: number, positions: number, position: number) =>
+    d.layout === 'ndhwc'
+      ? (Math.floor(plane / d.cIn) * positions + position) * d.cIn + (plane % d.cIn)
+      : plane * positions + position;
   for (let plane = 0; plane < d.batch * d.cIn; plane++) {
     const c = plane % d.cIn;
     for (let o0 = 0; o0 < oD; o0++)
       for (let o1 = 0; o1 < oH; o1++)
         for (let o2 = 0; o2 < oW; o2++) {
-          const yi = plane * oD * oH * oW + (o0 * oH + o1) * oW + o2;
+          const yi = at(plane, oD * oH * oW, (o0 * oH + o1) * oW + o2);
           for (let a = 0; a < kD; a++)
             for (let b = 0; b < kH; b++)
               for (let e = 0; e < kW; e++) {
@@ -77,7 +84,7 @@ function direct(d: Conv3dDescriptor, x: Float64Array, w: Float64Array, dy: Float
                 const i1 = o1 * d.strideH - d.padH + b * d.dilationH;
                 const i2 = o2 * d.strideW - d.padW + e * d.dilationW;
                 if (i0 < 0 || i0 >= iD || i1 < 0 || i1 >= iH || i2 < 0 || i2 >= iW) continue;
-                const xi = plane * iD * iH * iW + (i0 * iH + i1) * iW + i2;
+                const xi = at(plane, iD * iH * iW, (i0 * iH + i1) * iW + i2);
                 const tap = w[c * kD * kH * kW + (a * kH + b) * kW + e]!;
                 y[yi]! += x[xi]! * tap;
                 dx[xi]! += dy[yi]! * tap;
@@ -93,7 +100,8 @@ function maxAbsDiff(a: Float64Array, b: Float64Array): number {
   return m;
 }
 
-const CASES: [string, Case, 'tiled' | 'gather', 'tiled' | 'gather'][] = [
+type Kernel = 'tiled' | 'gather' | 'gathercl';
+const NCDHW_CASES: [string, Case, Kernel, Kernel][] = [
   [
     '3×3×3 pad 1 (X3D)',
     { c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
@@ -132,16 +140,29 @@ const CASES: [string, Case, 'tiled' | 'gather', 'tiled' | 'gather'][] = [
     'gather',
   ],
 ];
+/** Every case again in NDHWC, where both passes gather channels last. */
+const CASES: [string, Case, Kernel, Kernel][] = [
+  ...NCDHW_CASES,
+  ...NCDHW_CASES.map(([name, t]): [string, Case, Kernel, Kernel] => [
+    `${name}, NDHWC`,
+    { ...t, layout: 'ndhwc' },
+    'gathercl',
+    'gathercl',
+  ]),
+];
 
 describe('depthwiseUnsupported', () => {
-  it('takes NCDHW with groups = C_in = C_out, in any float element', () => {
+  it('takes NCDHW and NDHWC with groups = C_in = C_out, in any float element', () => {
     for (const element of [ElementKind.F32, ElementKind.F64, ElementKind.F16, ElementKind.Bf16]) {
-      expect(depthwiseUnsupported(desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element }))).toBeNull();
+      for (const layout of ['ncdhw', 'ndhwc'] as const) {
+        expect(
+          depthwiseUnsupported(desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element, layout })),
+        ).toBeNull();
+      }
     }
   });
   it('names what it does not take', () => {
     const base = desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3] });
-    expect(depthwiseUnsupported(base.withLayout('ndhwc'))).toBe('layout ndhwc (they take NCDHW)');
     const grouped = Conv3dDescriptor.create({ ...base, cIn: 4, cOut: 8 }).withGroups(4);
     expect(depthwiseUnsupported(grouped)).toBe(
       'groups=4 with 4→8 channels (they take groups = C_in = C_out)',
@@ -236,13 +257,18 @@ describe('DepthwiseKernels', () => {
       desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3], stride: [2, 2, 2] }),
       'fw',
     );
+    const gathercl = depthwiseLaunch(
+      desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3], layout: 'ndhwc' }),
+      'bwData',
+    );
+    expect(gathercl.kernel).toBe('gathercl');
     for (const [suffix, scale] of [
       ['f32', '.f32'],
       ['f64', '.f64'],
       ['f16', '.f32'],
       ['bf16', '.f32'],
     ]) {
-      for (const launch of [tiled, gather]) {
+      for (const launch of [tiled, gather, gathercl]) {
         // in, w, out, planes; the ints; alpha, beta.
         const want = [...Array(4).fill('.u64'), ...launch.ints.map(() => '.u32'), scale, scale];
         const name = `baracuda_depthwise_${launch.kernel}_${suffix}`;
@@ -274,12 +300,17 @@ describe('DepthwiseKernels', () => {
     want64.f64(1).f64(0);
     k.run({ raw: 1n }, fw, ElementKind.Bf16, 1n, 2n, 3n, 1, 0);
     k.run({ raw: 1n }, fw, ElementKind.F16, 1n, 2n, 3n, 1, 0);
+    const cl = depthwiseLaunch(d32.withLayout('ndhwc'), 'fw');
+    k.run({ raw: 1n }, cl, ElementKind.F16, 1n, 2n, 3n, 1, 0);
     expect(launches.map((l) => l.name)).toEqual([
       'baracuda_depthwise_tiled_f32',
       'baracuda_depthwise_gather_f64',
       'baracuda_depthwise_tiled_bf16',
       'baracuda_depthwise_tiled_f16',
+      'baracuda_depthwise_gathercl_f16',
     ]);
+    // The NDHWC gather: one thread per output element (2 × 3 × 4·5·6 = 720: 3 blocks of 256).
+    expect(cl).toMatchObject({ grid: [3, 1, 1], block: [256, 1, 1], sharedBytes: 0, planes: 6 });
     expect(launches[0]!.params).toEqual(want32.bytes());
     expect(launches[0]!.shared).toBe(fw.sharedBytes);
     expect(launches[1]!.params).toEqual(want64.bytes());

@@ -1,9 +1,10 @@
 /**
- * Depthwise convolution (groups = C_in = C_out, NCDHW) forward and backward-data on our own
- * kernels (cuda/depthwise.cu, shipped as PTX in depthwise-ptx.ts and compiled by the driver at
- * first use): Conv3dPlan's 'native' path. cuDNN has no fast kernel for these: on an H200 its best
- * engines took 2.2–2.4× PyTorch's own depthwise kernel on X3D's 3×3×3 layer (forward) and 1.5×
- * (backward-data). Backward-filter stays on cuDNN, whose engines beat PyTorch there.
+ * Depthwise convolution (groups = C_in = C_out, NCDHW or NDHWC) forward and backward-data on our
+ * own kernels (cuda/depthwise.cu, shipped as PTX in depthwise-ptx.ts and compiled by the driver
+ * at first use): Conv3dPlan's 'native' path. cuDNN has no fast kernel for these: on an H200 its
+ * best engines took 2.2–2.4× PyTorch's own depthwise kernel on X3D's 3×3×3 layer in NCDHW
+ * (forward) and 1.5× (backward-data), and ~1.4 ms in NDHWC f16/bf16, under 2% of the roofline.
+ * Backward-filter stays on cuDNN, whose engines beat PyTorch there.
  * @internal
  */
 import { ElementKind, UnsupportedError } from '@baracuda/types';
@@ -26,7 +27,6 @@ export type DepthwisePass = 'fw' | 'bwData';
 /** Why our depthwise kernels cannot run a problem, or null when they can. */
 export function depthwiseUnsupported(desc: Conv3dDescriptor): string | null {
   if (SUFFIX[desc.element] === undefined) return `element ${desc.element}`;
-  if (desc.layout !== 'ncdhw') return `layout ${desc.layout} (they take NCDHW)`;
   if (desc.groups < 2 || desc.groups !== desc.cIn || desc.cOut !== desc.cIn) {
     return `groups=${desc.groups} with ${desc.cIn}→${desc.cOut} channels (they take groups = C_in = C_out)`;
   }
@@ -35,7 +35,8 @@ export function depthwiseUnsupported(desc: Conv3dDescriptor): string | null {
 
 /** One launch of a depthwise kernel: which kernel, its geometry and its integer parameters. */
 export interface DepthwiseLaunch {
-  readonly kernel: 'tiled' | 'gather';
+  /** gathercl: the gather kernel over NDHWC operands. */
+  readonly kernel: 'tiled' | 'gather' | 'gathercl';
   readonly grid: [number, number, number];
   readonly block: [number, number, number];
   readonly sharedBytes: number;
@@ -43,8 +44,8 @@ export interface DepthwiseLaunch {
   readonly planes: number;
   /**
    * The `int` parameters in cuda/depthwise.cu's order. tiled: channels, in D/H/W, out D/H/W,
-   * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW. gather: channels, in D/H/W,
-   * out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward.
+   * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW. gather and gathercl: channels,
+   * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward.
    */
   readonly ints: readonly number[];
 }
@@ -61,10 +62,10 @@ const MAX_GRID_YZ = 65535;
 const MAX_SHARED_BYTES = 48 * 1024;
 
 /**
- * How a pass of a depthwise problem launches. Stride 1 runs the shared-memory tiled kernel
- * (backward-data as the forward kernel on dy with the filter reversed and padding d·(k−1) − p,
- * when that padding is not negative); anything else, or a tile whose shared memory would exceed
- * 48 KiB, the one-thread-per-element gather kernel.
+ * How a pass of a depthwise problem launches. NDHWC runs the channels-last gather kernel. In
+ * NCDHW, stride 1 runs the shared-memory tiled kernel (backward-data as the forward kernel on dy
+ * with the filter reversed and padding d·(k−1) − p, when that padding is not negative); anything
+ * else, or a tile whose shared memory would exceed 48 KiB, the one-thread-per-element gather kernel.
  */
 export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): DepthwiseLaunch {
   const [yD, yH, yW] = desc.outputDims();
@@ -84,6 +85,7 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   const tilesW = Math.ceil(outDims[2]! / TILE_W);
   const tiles = Math.ceil(outDims[1]! / TILE_H) * tilesW;
   if (
+    desc.layout === 'ncdhw' &&
     s.every((v) => v === 1) &&
     tiledPads.every((v) => v >= 0) &&
     sharedBytes <= MAX_SHARED_BYTES &&
@@ -109,7 +111,7 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   }
   const total = planes * outDims[0]! * outDims[1]! * outDims[2]!;
   return {
-    kernel: 'gather',
+    kernel: desc.layout === 'ndhwc' ? 'gathercl' : 'gather',
     grid: [Math.max(1, Math.min(Math.ceil(total / GATHER_THREADS), GATHER_MAX_BLOCKS)), 1, 1],
     block: [GATHER_THREADS, 1, 1],
     sharedBytes: 0,
@@ -153,6 +155,12 @@ export function depthwiseHost(
   const taps = kD * kH * kW;
   const inPlane = iD * iH * iW;
   const outPlane = oD * oH * oW;
+  // Where (plane, position) is in an operand: NCDHW planes, or NDHWC with the channel fastest.
+  const at =
+    launch.kernel === 'gathercl'
+      ? (plane: number, size: number, position: number) =>
+          (Math.floor(plane / channels) * size + position) * channels + (plane % channels)
+      : (plane: number, size: number, position: number) => plane * size + position;
   /** The input index a forward window or a backward gather reaches along one dimension, or -1. */
   const reach = (o: number, kk: number, dim: number, extent: number): number => {
     let a: number;
@@ -182,13 +190,13 @@ export function depthwiseHost(
                 if (e < 0) continue;
                 const t = (kd * kH + kh) * kW + kw;
                 acc +=
-                  input[plane * inPlane + (a * iH + b) * iW + e]! *
+                  input[at(plane, inPlane, (a * iH + b) * iW + e)]! *
                   w[c * taps + (flip ? taps - 1 - t : t)]!;
               }
             }
           }
-          const at = plane * outPlane + (o0 * oH + o1) * oW + o2;
-          out[at] = alpha * acc + (beta !== 0 ? beta * out[at]! : 0);
+          const o = at(plane, outPlane, (o0 * oH + o1) * oW + o2);
+          out[o] = alpha * acc + (beta !== 0 ? beta * out[o]! : 0);
         }
       }
     }
@@ -240,7 +248,7 @@ export class DepthwiseKernels {
   static forDevice(device: DeviceLike, load?: ModuleLoader): DepthwiseKernels | Error {
     return perDevice(DepthwiseKernels.#perDevice, device, DEPTHWISE_PTX, load, (module) => {
       const functions = new Map<string, KernelFunctionLike>();
-      for (const kernel of ['tiled', 'gather']) {
+      for (const kernel of ['tiled', 'gather', 'gathercl']) {
         for (const suffix of Object.values(SUFFIX) as string[]) {
           const name = `${kernel}_${suffix}`;
           functions.set(name, module.getFunction(`baracuda_depthwise_${name}`));

@@ -101,7 +101,7 @@ const PASSES: readonly Conv3dPass[] = ['fw', 'bwData', 'bwFilter'];
 export interface AlgorithmInfo {
   /**
    * 'graph': cuDNN's backend (graph) API with a cached execution plan; 'legacy':
-   * cudnnConvolution*; 'native': baracuda's own kernel (depthwise NCDHW forward and
+   * cudnnConvolution*; 'native': baracuda's own kernel (depthwise forward and
    * backward-data, cuda/depthwise.cu).
    */
   readonly path: 'graph' | 'legacy' | 'native';
@@ -828,9 +828,10 @@ export class Conv3dPlan {
   // our depthwise kernels
 
   /**
-   * Whether our depthwise kernels run the pass, decided once: forward and backward-data of an
-   * NCDHW depthwise problem, except in pinned mode, or when autotune (now or from its cache)
-   * timed a cuDNN engine faster. An untuned pass takes the tiled (stride-1) kernel only.
+   * Whether our depthwise kernels run the pass, decided once: forward and backward-data of a
+   * depthwise problem, except in pinned mode, or when autotune (now or from its cache) timed a
+   * cuDNN engine faster. An untuned pass takes the NCDHW tiled (stride-1) kernel or the NDHWC
+   * gather kernel, not the NCDHW gather kernel.
    */
   #nativeFor(pass: Conv3dPass): NativePass | null {
     const st = this.#passes[pass];
@@ -840,10 +841,10 @@ export class Conv3dPlan {
       this.preference.algorithm !== 'pinned' &&
       (tuned === undefined || tuned.engineIndex === NATIVE_ENGINE_INDEX);
     const candidate = allowed ? this.#nativeCandidate(pass) : null;
-    // Untuned, only the tiled kernel (measured faster than cuDNN's engines); autotune may time
-    // the gather kernel faster on a strided problem.
+    // Untuned, the kernels measured faster than cuDNN's engines: NCDHW tiled and NDHWC gather.
+    // Autotune may time the NCDHW gather kernel faster on a strided problem.
     st.native =
-      candidate !== null && (tuned !== undefined || candidate.launch.kernel === 'tiled')
+      candidate !== null && (tuned !== undefined || candidate.launch.kernel !== 'gather')
         ? candidate
         : null;
     return st.native;
