@@ -214,6 +214,105 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __rest
   }
 }
 
+// `gather` in NDHWC with `V` channels per thread and the filter staged in shared memory,
+// transposed to [tap][channel] in the accumulator type: each tap is one V-wide load of the input
+// (16 bytes when V * sizeof(T) is 16) and V reads of shared memory. Needs channels % V == 0; the
+// vector loads also need `in` aligned to V * sizeof(T) bytes, else each thread loads one channel
+// at a time (the same for the whole launch). Grid-stride, so the filter is staged once per block.
+template <typename T, int V>
+struct __align__(sizeof(T) * V) Pack {
+  T v[V];
+};
+
+template <typename T, typename Acc, int V>
+__device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __restrict__ wt,
+                                      T* __restrict__ out, i64 batch, int channels, int inD,
+                                      int inH, int inW, int outD, int outH, int outW, int kD,
+                                      int kH, int kW, int sD, int sH, int sW, int pD, int pH,
+                                      int pW, int dD, int dH, int dW, int backward, Acc alpha,
+                                      Acc beta) {
+  const i64 outPlane = (i64)outD * outH * outW;
+  const i64 inPlane = (i64)inD * inH * inW;
+  const int vecs = channels / V;
+  const i64 total = batch * outPlane * vecs;
+  const bool aligned = (reinterpret_cast<unsigned long long>(in) % (sizeof(T) * V)) == 0;
+  for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (i64)gridDim.x * blockDim.x) {
+    const i64 pixel = e / vecs;  // n * outPlane + position
+    const int c0 = (int)(e - pixel * vecs) * V;
+    const i64 n = pixel / outPlane;
+    i64 rest = pixel - n * outPlane;
+    const int o0 = (int)(rest / ((i64)outH * outW));
+    rest -= (i64)o0 * outH * outW;
+    const int o1 = (int)(rest / outW);
+    const int o2 = (int)(rest - (i64)o1 * outW);
+    const T* src = in + n * inPlane * channels + c0;
+    Acc acc[V];
+#pragma unroll
+    for (int j = 0; j < V; j++) acc[j] = Acc(0);
+    for (int kd = 0; kd < kD; kd++) {
+      int a;
+      if (backward) {
+        const int num = o0 + pD - kd * dD;
+        if (num < 0 || num % sD != 0) continue;
+        a = num / sD;
+      } else {
+        a = o0 * sD - pD + kd * dD;
+      }
+      if (a < 0 || a >= inD) continue;
+      for (int kh = 0; kh < kH; kh++) {
+        int b;
+        if (backward) {
+          const int num = o1 + pH - kh * dH;
+          if (num < 0 || num % sH != 0) continue;
+          b = num / sH;
+        } else {
+          b = o1 * sH - pH + kh * dH;
+        }
+        if (b < 0 || b >= inH) continue;
+        for (int kw = 0; kw < kW; kw++) {
+          int cc;
+          if (backward) {
+            const int num = o2 + pW - kw * dW;
+            if (num < 0 || num % sW != 0) continue;
+            cc = num / sW;
+          } else {
+            cc = o2 * sW - pW + kw * dW;
+          }
+          if (cc < 0 || cc >= inW) continue;
+          const T* at = src + (((i64)a * inH + b) * inW + cc) * channels;
+          const Acc* tap = wt + ((kd * kH + kh) * kW + kw) * channels + c0;
+          if (aligned) {
+            const Pack<T, V> p = *reinterpret_cast<const Pack<T, V>*>(at);
+#pragma unroll
+            for (int j = 0; j < V; j++) acc[j] += toAcc(p.v[j]) * tap[j];
+          } else {
+#pragma unroll
+            for (int j = 0; j < V; j++) acc[j] += toAcc(at[j]) * tap[j];
+          }
+        }
+      }
+    }
+    const i64 base = pixel * channels + c0;
+#pragma unroll
+    for (int j = 0; j < V; j++) store<T, Acc>(out, base + j, acc[j], alpha, beta);
+  }
+}
+
+// Stage the filter [C][taps] in shared memory as [tap][C] in the accumulator type.
+template <typename T, typename Acc>
+__device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channels, int nTaps) {
+  extern __shared__ unsigned char smemBytes[];
+  Acc* wt = reinterpret_cast<Acc*>(smemBytes);
+  for (int i = threadIdx.x; i < nTaps * channels; i += blockDim.x) {
+    const int t = i / channels;
+    const int c = i - t * channels;
+    wt[i] = toAcc(w[(i64)c * nTaps + t]);
+  }
+  __syncthreads();
+  return wt;
+}
+
 }  // namespace baracuda_depthwise
 
 #define BARACUDA_DEPTHWISE(SUFFIX, T, ACC)                                                     \
@@ -242,7 +341,43 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __rest
                                              pW, dD, dH, dW, backward, alpha, beta);            \
   }
 
+// clvec: planes = N * C as for the other kernels; `vec` (V) is 1, 2, 4 or 8 and divides channels
+// (8 only for 2-byte elements, 4 at most for f32, 2 for f64: 16-byte loads at most); dynamic
+// shared memory kD*kH*kW*channels*sizeof(ACC).
+#define BARACUDA_DEPTHWISE_CLVEC(SUFFIX, T, ACC, CASES)                                        \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_clvec_##SUFFIX(         \
+      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
+      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
+      int pD, int pH, int pW, int dD, int dH, int dW, int backward, int vec, ACC alpha,        \
+      ACC beta) {                                                                              \
+    using namespace baracuda_depthwise;                                                        \
+    const ACC* wt = stageFilter<T, ACC>(w, channels, kD * kH * kW);                            \
+    const i64 batch = planes / channels;                                                       \
+    switch (vec) { CASES }                                                                     \
+  }
+#define BARACUDA_CLVEC_CASE(T, ACC, V)                                                          \
+  case V:                                                                                      \
+    baracuda_depthwise::clvec<T, ACC, V>(in, wt, out, batch, channels, inD, inH, inW, outD,    \
+                                         outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD,   \
+                                         dH, dW, backward, alpha, beta);                       \
+    break;
+
 BARACUDA_DEPTHWISE(f32, float, float)
 BARACUDA_DEPTHWISE(f64, double, double)
 BARACUDA_DEPTHWISE(f16, __half, float)
 BARACUDA_DEPTHWISE(bf16, __nv_bfloat16, float)
+BARACUDA_DEPTHWISE_CLVEC(f32, float, float,
+                         BARACUDA_CLVEC_CASE(float, float, 4) BARACUDA_CLVEC_CASE(float, float, 2)
+                             BARACUDA_CLVEC_CASE(float, float, 1))
+BARACUDA_DEPTHWISE_CLVEC(f64, double, double,
+                         BARACUDA_CLVEC_CASE(double, double, 2)
+                             BARACUDA_CLVEC_CASE(double, double, 1))
+BARACUDA_DEPTHWISE_CLVEC(f16, __half, float,
+                         BARACUDA_CLVEC_CASE(__half, float, 8) BARACUDA_CLVEC_CASE(__half, float, 4)
+                             BARACUDA_CLVEC_CASE(__half, float, 2)
+                                 BARACUDA_CLVEC_CASE(__half, float, 1))
+BARACUDA_DEPTHWISE_CLVEC(bf16, __nv_bfloat16, float,
+                         BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 8)
+                             BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 4)
+                                 BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 2)
+                                     BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 1))

@@ -182,16 +182,16 @@ describe.skipIf(fake === null)(
       strided.dispose();
     });
 
-    it('NDHWC runs forward and backward-data on the channels-last gather kernel', () => {
+    it('NDHWC runs forward and backward-data on the channels-last vector kernel', () => {
       const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc'));
-      expect(plan.algorithm('fw').name).toBe('baracuda depthwise gathercl');
-      expect(plan.algorithm('bwData').name).toBe('baracuda depthwise gathercl');
+      expect(plan.algorithm('fw').name).toBe('baracuda depthwise clvec');
+      expect(plan.algorithm('bwData').name).toBe('baracuda depthwise clvec');
       expect(plan.algorithm('bwFilter').path).toBe('graph');
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
       plan.runBwData({ dy: slice(0x4000n), w: slice(0x2000n), dx: slice(0x5000n) });
       expect(launches.map((l) => l.name)).toEqual([
-        'baracuda_depthwise_gathercl_bf16',
-        'baracuda_depthwise_gathercl_bf16',
+        'baracuda_depthwise_clvec_bf16',
+        'baracuda_depthwise_clvec_bf16',
       ]);
       expect(launches.map(pointers)).toEqual([
         [0x1000n, 0x2000n, 0x3000n],

@@ -2,6 +2,7 @@ import { KernelParams } from '@baracuda/driver';
 import { ElementKind } from '@baracuda/types';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
+  clvecWidth,
   DepthwiseKernels,
   depthwiseHost,
   depthwiseLaunch,
@@ -100,7 +101,7 @@ function maxAbsDiff(a: Float64Array, b: Float64Array): number {
   return m;
 }
 
-type Kernel = 'tiled' | 'gather' | 'gathercl';
+type Kernel = 'tiled' | 'gather' | 'gathercl' | 'clvec';
 const NCDHW_CASES: [string, Case, Kernel, Kernel][] = [
   [
     '3×3×3 pad 1 (X3D)',
@@ -140,15 +141,32 @@ const NCDHW_CASES: [string, Case, Kernel, Kernel][] = [
     'gather',
   ],
 ];
-/** Every case again in NDHWC, where both passes gather channels last. */
+/**
+ * Every case again in NDHWC, where both passes gather channels last: with the filter in shared
+ * memory (clvec), and with 500 channels of f64, whose 3×3×3 filter does not fit in 48 KiB.
+ */
 const CASES: [string, Case, Kernel, Kernel][] = [
   ...NCDHW_CASES,
   ...NCDHW_CASES.map(([name, t]): [string, Case, Kernel, Kernel] => [
     `${name}, NDHWC`,
     { ...t, layout: 'ndhwc' },
-    'gathercl',
-    'gathercl',
+    'clvec',
+    'clvec',
   ]),
+  [
+    'NDHWC, a filter too big for shared memory',
+    {
+      c: 500,
+      in: [3, 3, 4],
+      k: [3, 3, 3],
+      pad: [1, 1, 1],
+      stride: [1, 2, 1],
+      element: ElementKind.F64,
+      layout: 'ndhwc',
+    },
+    'gathercl',
+    'gathercl',
+  ],
 ];
 
 describe('depthwiseUnsupported', () => {
@@ -244,6 +262,29 @@ describe('depthwiseLaunch', () => {
   });
 });
 
+describe('clvecWidth', () => {
+  it('takes the most channels a thread that divide C, up to 16 bytes a load', () => {
+    expect([192, 12, 6, 3].map((c) => clvecWidth(c, 2))).toEqual([8, 4, 2, 1]);
+    expect([192, 6, 7].map((c) => clvecWidth(c, 4))).toEqual([4, 2, 1]);
+    expect([192, 7].map((c) => clvecWidth(c, 8))).toEqual([2, 1]);
+    // X3D's layer in bf16: 8 channels a thread, 2.4 M threads, capped at 1,024 blocks.
+    const x3d = depthwiseLaunch(
+      desc({
+        c: 192,
+        n: 8,
+        in: [16, 28, 28],
+        k: [3, 3, 3],
+        pad: [1, 1, 1],
+        element: ElementKind.Bf16,
+        layout: 'ndhwc',
+      }),
+      'bwData',
+    );
+    expect(x3d).toMatchObject({ kernel: 'clvec', grid: [1024, 1, 1], sharedBytes: 27 * 192 * 4 });
+    expect(x3d.ints.slice(-2)).toEqual([1, 8]);
+  });
+});
+
 describe('DepthwiseKernels', () => {
   beforeEach(() => DepthwiseKernels.resetForTests());
   const device = { ordinal: 5, name: 'fake', computeCapability: { major: 9, minor: 0 } };
@@ -258,17 +299,22 @@ describe('DepthwiseKernels', () => {
       'fw',
     );
     const gathercl = depthwiseLaunch(
-      desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3], layout: 'ndhwc' }),
+      desc({ c: 2000, in: [3, 3, 3], k: [3, 3, 3], layout: 'ndhwc' }),
       'bwData',
     );
     expect(gathercl.kernel).toBe('gathercl');
+    const clvec = depthwiseLaunch(
+      desc({ c: 24, in: [3, 3, 3], k: [3, 3, 3], layout: 'ndhwc' }),
+      'fw',
+    );
+    expect(clvec.kernel).toBe('clvec');
     for (const [suffix, scale] of [
       ['f32', '.f32'],
       ['f64', '.f64'],
       ['f16', '.f32'],
       ['bf16', '.f32'],
     ]) {
-      for (const launch of [tiled, gather, gathercl]) {
+      for (const launch of [tiled, gather, gathercl, clvec]) {
         // in, w, out, planes; the ints; alpha, beta.
         const want = [...Array(4).fill('.u64'), ...launch.ints.map(() => '.u32'), scale, scale];
         const name = `baracuda_depthwise_${launch.kernel}_${suffix}`;
@@ -301,16 +347,29 @@ describe('DepthwiseKernels', () => {
     k.run({ raw: 1n }, fw, ElementKind.Bf16, 1n, 2n, 3n, 1, 0);
     k.run({ raw: 1n }, fw, ElementKind.F16, 1n, 2n, 3n, 1, 0);
     const cl = depthwiseLaunch(d32.withLayout('ndhwc'), 'fw');
-    k.run({ raw: 1n }, cl, ElementKind.F16, 1n, 2n, 3n, 1, 0);
+    k.run({ raw: 1n }, cl, ElementKind.F32, 1n, 2n, 3n, 1, 0);
     expect(launches.map((l) => l.name)).toEqual([
       'baracuda_depthwise_tiled_f32',
       'baracuda_depthwise_gather_f64',
       'baracuda_depthwise_tiled_bf16',
       'baracuda_depthwise_tiled_f16',
-      'baracuda_depthwise_gathercl_f16',
+      'baracuda_depthwise_clvec_f32',
     ]);
-    // The NDHWC gather: one thread per output element (2 × 3 × 4·5·6 = 720: 3 blocks of 256).
-    expect(cl).toMatchObject({ grid: [3, 1, 1], block: [256, 1, 1], sharedBytes: 0, planes: 6 });
+    // NDHWC, 3 channels of f32: one channel a thread (3 is odd), 2 × 3 × 4·5·6 = 720 outputs in
+    // 3 blocks of 256, the 27 × 3 filter floats in shared memory; vec is the last int.
+    expect(cl).toMatchObject({
+      kernel: 'clvec',
+      grid: [3, 1, 1],
+      block: [256, 1, 1],
+      sharedBytes: 27 * 3 * 4,
+      planes: 6,
+    });
+    expect(cl.ints.at(-1)).toBe(1);
+    const wantCl = new KernelParams().ptr(1n).ptr(2n).ptr(3n).u64(6);
+    for (const v of cl.ints) wantCl.i32(v);
+    wantCl.f32(1).f32(0);
+    expect(launches[4]!.params).toEqual(wantCl.bytes());
+    expect(launches[4]!.shared).toBe(27 * 3 * 4);
     expect(launches[0]!.params).toEqual(want32.bytes());
     expect(launches[0]!.shared).toBe(fw.sharedBytes);
     expect(launches[1]!.params).toEqual(want64.bytes());

@@ -13,6 +13,11 @@ import type { Conv3dDescriptor } from './descriptor.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
 import { type DeviceLike, driver, type KernelFunctionLike, type StreamLike } from './sys.js';
 
+/** Bytes of one element of each kind the kernels take. */
+function elementBytes(element: ElementKind): number {
+  return element === ElementKind.F64 ? 8 : element === ElementKind.F32 ? 4 : 2;
+}
+
 /** Kernel name suffix of each element the kernels take. */
 const SUFFIX: Partial<Record<ElementKind, string>> = {
   [ElementKind.F32]: 'f32',
@@ -35,8 +40,11 @@ export function depthwiseUnsupported(desc: Conv3dDescriptor): string | null {
 
 /** One launch of a depthwise kernel: which kernel, its geometry and its integer parameters. */
 export interface DepthwiseLaunch {
-  /** gathercl: the gather kernel over NDHWC operands. */
-  readonly kernel: 'tiled' | 'gather' | 'gathercl';
+  /**
+   * gathercl: the gather kernel over NDHWC operands; clvec: the same with `vec` channels per thread
+   * and the filter staged in shared memory.
+   */
+  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec';
   readonly grid: [number, number, number];
   readonly block: [number, number, number];
   readonly sharedBytes: number;
@@ -45,7 +53,8 @@ export interface DepthwiseLaunch {
   /**
    * The `int` parameters in cuda/depthwise.cu's order. tiled: channels, in D/H/W, out D/H/W,
    * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW. gather and gathercl: channels,
-   * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward.
+   * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
+   * clvec: those and vec.
    */
   readonly ints: readonly number[];
 }
@@ -60,9 +69,25 @@ const MAX_GRID_X = 2 ** 31 - 1;
 const MAX_GRID_YZ = 65535;
 /** Static limit of shared memory per block without opting in to more. */
 const MAX_SHARED_BYTES = 48 * 1024;
+/**
+ * Blocks of the NDHWC vector kernel at most: about 8 of 256 threads per SM of a 132-SM H200; each
+ * stages the filter once and loops over the rest.
+ */
+const CLVEC_MAX_BLOCKS = 1024;
+/** Bytes one thread of the NDHWC vector kernel loads per tap at most. */
+const CLVEC_LOAD_BYTES = 16;
+
+/** Channels per thread of the NDHWC vector kernel: the most, up to 16 bytes, that divides C. */
+export function clvecWidth(channels: number, elementBytes: number): number {
+  let vec = Math.max(1, CLVEC_LOAD_BYTES / elementBytes);
+  while (vec > 1 && channels % vec !== 0) vec /= 2;
+  return vec;
+}
 
 /**
- * How a pass of a depthwise problem launches. NDHWC runs the channels-last gather kernel. In
+ * How a pass of a depthwise problem launches. NDHWC runs the channels-last vector kernel (several
+ * channels per thread, the filter in shared memory), or the channels-last gather kernel when the
+ * filter would need more than 48 KiB of shared memory. In
  * NCDHW, stride 1 runs the shared-memory tiled kernel (backward-data as the forward kernel on dy
  * with the filter reversed and padding d·(k−1) − p, when that padding is not negative); anything
  * else, or a tile whose shared memory would exceed 48 KiB, the one-thread-per-element gather kernel.
@@ -110,6 +135,22 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
     };
   }
   const total = planes * outDims[0]! * outDims[1]! * outDims[2]!;
+  const filterBytes = k[0]! * k[1]! * k[2]! * desc.cIn * accBytes;
+  if (desc.layout === 'ndhwc' && filterBytes <= MAX_SHARED_BYTES) {
+    const vec = clvecWidth(desc.cIn, elementBytes(desc.element));
+    return {
+      kernel: 'clvec',
+      grid: [
+        Math.max(1, Math.min(Math.ceil(total / vec / GATHER_THREADS), CLVEC_MAX_BLOCKS)),
+        1,
+        1,
+      ],
+      block: [GATHER_THREADS, 1, 1],
+      sharedBytes: filterBytes,
+      planes,
+      ints: [desc.cIn, ...inDims, ...outDims, ...k, ...s, ...p, ...d, pass === 'fw' ? 0 : 1, vec],
+    };
+  }
   return {
     kernel: desc.layout === 'ndhwc' ? 'gathercl' : 'gather',
     grid: [Math.max(1, Math.min(Math.ceil(total / GATHER_THREADS), GATHER_MAX_BLOCKS)), 1, 1],
@@ -157,7 +198,7 @@ export function depthwiseHost(
   const outPlane = oD * oH * oW;
   // Where (plane, position) is in an operand: NCDHW planes, or NDHWC with the channel fastest.
   const at =
-    launch.kernel === 'gathercl'
+    launch.kernel === 'gathercl' || launch.kernel === 'clvec'
       ? (plane: number, size: number, position: number) =>
           (Math.floor(plane / channels) * size + position) * channels + (plane % channels)
       : (plane: number, size: number, position: number) => plane * size + position;
@@ -207,7 +248,7 @@ export function depthwiseHost(
 /** The depthwise kernels loaded on one device. */
 export class DepthwiseKernels {
   readonly #functions: Map<string, KernelFunctionLike>;
-  /** 3 pointers, planes, up to 20 ints, alpha and beta (f64 at most): 136 bytes with padding. */
+  /** 3 pointers, planes, up to 21 ints, alpha and beta (f64 at most): 136 bytes with padding. */
   readonly #params = new driver.KernelParams(192);
 
   private constructor(functions: Map<string, KernelFunctionLike>) {
@@ -248,7 +289,7 @@ export class DepthwiseKernels {
   static forDevice(device: DeviceLike, load?: ModuleLoader): DepthwiseKernels | Error {
     return perDevice(DepthwiseKernels.#perDevice, device, DEPTHWISE_PTX, load, (module) => {
       const functions = new Map<string, KernelFunctionLike>();
-      for (const kernel of ['tiled', 'gather', 'gathercl']) {
+      for (const kernel of ['tiled', 'gather', 'gathercl', 'clvec']) {
         for (const suffix of Object.values(SUFFIX) as string[]) {
           const name = `${kernel}_${suffix}`;
           functions.set(name, module.getFunction(`baracuda_depthwise_${name}`));
