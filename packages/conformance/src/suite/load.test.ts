@@ -192,3 +192,14 @@ describe.skipIf(!existsSync(PROJECT_SUITE))(
     });
   },
 );
+
+describe('suites/depthwise-full.json', () => {
+  it('loads, holds only depthwise cases, and its X3D layer is the shared suite’s', () => {
+    const file = fileURLToPath(new URL('../../suites/depthwise-full.json', import.meta.url));
+    const cases = loadSuite(file);
+    expect(cases.map((c) => c.name)).toEqual(['x3d-depthwise', 'depthwise-c100-stride2']);
+    for (const c of cases) expect([c.groups, c.cOut]).toEqual([c.cIn, c.cIn]);
+    const shared = loadSuite(SHARED_SUITE_SOURCE).find((c) => c.name === 'x3d-depthwise');
+    expect(cases[0]).toEqual(shared);
+  });
+});
