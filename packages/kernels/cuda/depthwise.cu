@@ -6,9 +6,9 @@
 //   bwData    dx[n,c,i] = alpha * sum_{k, o*s = i + p - k*d} w[c,k] * dy[n,c,o] + beta * dx[n,c,i]
 //
 // Two kernels per element type:
-// - `tiled` (stride 1): a block computes a 16x32 tile of 4 output depths of one plane; it stages
-//   each input slice those depths read once in shared memory (the rows the tile needs, converted
-//   to the accumulator type), and every thread adds that slice's taps to its 2 x 4 outputs. With `flip` it runs the filter reversed,
+// - `tiled` (stride 1): a block computes a 16x32 tile of one output plane; for each filter depth
+//   it stages the input rows the tile needs in shared memory (converted to the accumulator type)
+//   and every thread sums its two outputs from there. With `flip` it runs the filter reversed,
 //   which is backward-data of a stride-1 convolution with padding d*(k-1) - p.
 // - `gather`: one thread per output element, any stride, padding and dilation (both passes).
 // - `gathercl`: `gather` for NDHWC (channels last): consecutive threads take consecutive channels
@@ -61,9 +61,8 @@ constexpr int kTileW = 32;
 constexpr int kRowsPerPass = 8;
 constexpr int kOutRows = 2;  // outputs per thread, kRowsPerPass apart
 constexpr int kTileH = kRowsPerPass * kOutRows;
-constexpr int kOutDepths = 4;  // output depths per block: each input slice is staged once for them
 
-// grid: (tilesH * tilesW, min(ceil(outD / 4), 65535), min(planes, 65535)); block (32, 8);
+// grid: (tilesH * tilesW, min(outD, 65535), min(planes, 65535)); block (32, 8);
 // dynamic shared memory: (kD*kH*kW + rowsIn*colsIn) * sizeof(Acc), rowsIn = 16 + (kH-1)*dH,
 // colsIn = 32 + (kW-1)*dW. `in`/`out` extents are the operands of this launch (x/y forward,
 // dy/dx backward-data); pads are the forward pads, or d*(k-1) - p with flip.
@@ -92,25 +91,14 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
       taps[t] = toAcc(w[(i64)c * nTaps + (flip ? nTaps - 1 - t : t)]);
     }
     const T* src = in + plane * inPlane;
-    for (int od0 = blockIdx.y * kOutDepths; od0 < outD; od0 += gridDim.y * kOutDepths) {
-      const int nd = min(kOutDepths, outD - od0);
-      Acc acc[kOutDepths][kOutRows];
+    for (int od = blockIdx.y; od < outD; od += gridDim.y) {
+      Acc acc[kOutRows];
 #pragma unroll
-      for (int j = 0; j < kOutDepths; j++)
-#pragma unroll
-        for (int r = 0; r < kOutRows; r++) acc[j][r] = Acc(0);
-      // Every input slice the block's output depths read, each staged once: output depth
-      // od0 + j reads slice id with tap kd where id = od0 + j - pD + kd * dD.
-      const int idLo = max(od0 - pD, 0);
-      const int idHi = min(od0 + nd - 1 - pD + (kD - 1) * dD, inD - 1);
-      for (int id = idLo; id <= idHi; id++) {
-        bool used = false;  // the same for the whole block
-        for (int j = 0; j < nd; j++) {
-          const int num = id - od0 - j + pD;
-          used |= num >= 0 && num % dD == 0 && num / dD < kD;
-        }
-        if (!used) continue;
-        __syncthreads();  // the previous slice is no longer read
+      for (int r = 0; r < kOutRows; r++) acc[r] = Acc(0);
+      for (int kd = 0; kd < kD; kd++) {
+        const int id = od - pD + kd * dD;
+        if (id < 0 || id >= inD) continue;  // the same for the whole block
+        __syncthreads();                    // the previous slice is no longer read
         const T* slice = src + (i64)id * inH * inW;
         for (int r = ty; r < rowsIn; r += kRowsPerPass) {
           const int ih = oh0 - pH + r;
@@ -122,34 +110,25 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
           }
         }
         __syncthreads();
-#pragma unroll
-        for (int j = 0; j < kOutDepths; j++) {
-          const int num = id - od0 - j + pD;
-          if (j >= nd || num < 0 || num % dD != 0 || num / dD >= kD) continue;
-          const Acc* tapD = taps + (num / dD) * kH * kW;
-#pragma unroll
-          for (int r = 0; r < kOutRows; r++) {
-            const Acc* base = patch + (ty + r * kRowsPerPass) * colsIn + tx;
-            Acc sum = acc[j][r];
-            for (int kh = 0; kh < kH; kh++) {
-              const Acc* row = base + kh * dH * colsIn;
-              const Acc* tapH = tapD + kh * kW;
-              for (int kw = 0; kw < kW; kw++) sum += row[kw * dW] * tapH[kw];
-            }
-            acc[j][r] = sum;
-          }
-        }
-      }
-      const int ow = ow0 + tx;
-#pragma unroll
-      for (int j = 0; j < kOutDepths; j++) {
-        if (j >= nd) continue;
-        T* dst = out + plane * outPlane + (i64)(od0 + j) * outH * outW;
+        const Acc* tapD = taps + kd * kH * kW;
 #pragma unroll
         for (int r = 0; r < kOutRows; r++) {
-          const int oh = oh0 + ty + r * kRowsPerPass;
-          if (oh < outH && ow < outW) store<T, Acc>(dst, (i64)oh * outW + ow, acc[j][r], alpha, beta);
+          const Acc* base = patch + (ty + r * kRowsPerPass) * colsIn + tx;
+          Acc sum = acc[r];
+          for (int kh = 0; kh < kH; kh++) {
+            const Acc* row = base + kh * dH * colsIn;
+            const Acc* tapH = tapD + kh * kW;
+            for (int kw = 0; kw < kW; kw++) sum += row[kw * dW] * tapH[kw];
+          }
+          acc[r] = sum;
         }
+      }
+      T* dst = out + plane * outPlane + (i64)od * outH * outW;
+      const int ow = ow0 + tx;
+#pragma unroll
+      for (int r = 0; r < kOutRows; r++) {
+        const int oh = oh0 + ty + r * kRowsPerPass;
+        if (oh < outH && ow < outW) store<T, Acc>(dst, (i64)oh * outW + ow, acc[r], alpha, beta);
       }
     }
   }

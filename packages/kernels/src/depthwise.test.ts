@@ -224,8 +224,7 @@ describe('depthwiseLaunch', () => {
     );
     expect(l).toMatchObject({
       kernel: 'tiled',
-      // 16 output depths, 4 per block.
-      grid: [2, 4, 1536],
+      grid: [2, 16, 1536],
       block: [32, 8, 1],
       planes: 1536,
     });

@@ -61,8 +61,6 @@ export interface DepthwiseLaunch {
 
 const TILE_W = 32;
 const TILE_H = 16;
-/** Output depths of one tiled block (cuda/depthwise.cu's kOutDepths). */
-const TILE_D = 4;
 const TILED_BLOCK: [number, number, number] = [32, 8, 1];
 const GATHER_THREADS = 256;
 /** Blocks of the grid-stride gather kernel at most (each loops over the rest). */
@@ -120,11 +118,7 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   ) {
     return {
       kernel: 'tiled',
-      grid: [
-        tiles,
-        Math.min(Math.ceil(outDims[0]! / TILE_D), MAX_GRID_YZ),
-        Math.min(planes, MAX_GRID_YZ),
-      ],
+      grid: [tiles, Math.min(outDims[0]!, MAX_GRID_YZ), Math.min(planes, MAX_GRID_YZ)],
       block: TILED_BLOCK,
       sharedBytes,
       planes,
