@@ -1,6 +1,7 @@
-// Depthwise 3-D convolution (groups == C_in == C_out) in NCDHW and NDHWC: the forward and backward-data
-// passes of Conv3dPlan's 'native' path (see src/depthwise.ts). cuDNN has no fast kernel for it
-// (on an H200 its best engines took 2.3x PyTorch's own depthwise kernel on X3D's layer).
+// Depthwise 3-D convolution (groups == C_in == C_out) in NCDHW and NDHWC: the forward and
+// backward-data passes of Conv3dPlan's 'native' path (see src/depthwise.ts). cuDNN has no fast
+// kernel for it (on an H200 its best engines took 2.3x PyTorch's own depthwise kernel on X3D's
+// layer in NCDHW, and ~1.4 ms, under 2% of the roofline, in NDHWC f16/bf16).
 //
 //   forward   y[n,c,o]  = alpha * sum_k w[c,k] * x[n,c, o*s - p + k*d] + beta * y[n,c,o]
 //   bwData    dx[n,c,i] = alpha * sum_{k, o*s = i + p - k*d} w[c,k] * dy[n,c,o] + beta * dx[n,c,i]
@@ -11,9 +12,10 @@
 //   and every thread sums its two outputs from there. With `flip` it runs the filter reversed,
 //   which is backward-data of a stride-1 convolution with padding d*(k-1) - p.
 // - `gather`: one thread per output element, any stride, padding and dilation (both passes).
-// - `gathercl`: `gather` for NDHWC (channels last): consecutive threads take consecutive channels
-//   of one output position, so every tap's loads are coalesced across the channels. cuDNN's
-//   engines took ~1.4 ms on X3D's layer in NDHWC f16/bf16 on an H200, under 2% of the roofline.
+// - `clvec` (NDHWC): consecutive threads take consecutive groups of up to 16 bytes of channels of
+//   one output position, so every tap's loads are coalesced across the channels; the filter is
+//   staged in shared memory, transposed to [tap][channel].
+// - `gathercl`: `gather` for NDHWC, one channel per thread, for filters too big for `clvec`.
 // Accumulation is in f32 (f64 for f64). Each output is summed by one thread in a fixed order, so
 // results are deterministic. beta == 0 never reads the output (it may hold NaN).
 // Offsets are 64-bit; extents are 32-bit (Conv3dDescriptor checks they fit).
@@ -55,6 +57,20 @@ __device__ __forceinline__ void store<double, double>(double* out, i64 at, doubl
   double v = alpha * acc;
   if (beta != 0.0) v += beta * out[at];
   out[at] = v;
+}
+
+// The input index tap k of output o reads along one dimension: o*s - p + k*d (forward), or for
+// backward-data (o + p - k*d) / s when s divides it; -1 when there is none in [0, extent).
+__device__ __forceinline__ int reach(int o, int k, int s, int p, int d, int backward, int extent) {
+  int a;
+  if (backward) {
+    const int num = o + p - k * d;
+    if (num < 0 || num % s != 0) return -1;
+    a = num / s;
+  } else {
+    a = o * s - p + k * d;
+  }
+  return a >= 0 && a < extent ? a : -1;
 }
 
 constexpr int kTileW = 32;
@@ -176,35 +192,14 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __rest
     const T* taps = w + (i64)c * nTaps;
     Acc acc = Acc(0);
     for (int kd = 0; kd < kD; kd++) {
-      int a;
-      if (backward) {
-        const int num = o0 + pD - kd * dD;
-        if (num < 0 || num % sD != 0) continue;
-        a = num / sD;
-      } else {
-        a = o0 * sD - pD + kd * dD;
-      }
-      if (a < 0 || a >= inD) continue;
+      const int a = reach(o0, kd, sD, pD, dD, backward, inD);
+      if (a < 0) continue;
       for (int kh = 0; kh < kH; kh++) {
-        int b;
-        if (backward) {
-          const int num = o1 + pH - kh * dH;
-          if (num < 0 || num % sH != 0) continue;
-          b = num / sH;
-        } else {
-          b = o1 * sH - pH + kh * dH;
-        }
-        if (b < 0 || b >= inH) continue;
+        const int b = reach(o1, kh, sH, pH, dH, backward, inH);
+        if (b < 0) continue;
         for (int kw = 0; kw < kW; kw++) {
-          int cc;
-          if (backward) {
-            const int num = o2 + pW - kw * dW;
-            if (num < 0 || num % sW != 0) continue;
-            cc = num / sW;
-          } else {
-            cc = o2 * sW - pW + kw * dW;
-          }
-          if (cc < 0 || cc >= inW) continue;
+          const int cc = reach(o2, kw, sW, pW, dW, backward, inW);
+          if (cc < 0) continue;
           acc += toAcc(src[(((i64)a * inH + b) * inW + cc) * step]) *
                  toAcc(taps[(kd * kH + kh) * kW + kw]);
         }
@@ -251,35 +246,14 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
 #pragma unroll
     for (int j = 0; j < V; j++) acc[j] = Acc(0);
     for (int kd = 0; kd < kD; kd++) {
-      int a;
-      if (backward) {
-        const int num = o0 + pD - kd * dD;
-        if (num < 0 || num % sD != 0) continue;
-        a = num / sD;
-      } else {
-        a = o0 * sD - pD + kd * dD;
-      }
-      if (a < 0 || a >= inD) continue;
+      const int a = reach(o0, kd, sD, pD, dD, backward, inD);
+      if (a < 0) continue;
       for (int kh = 0; kh < kH; kh++) {
-        int b;
-        if (backward) {
-          const int num = o1 + pH - kh * dH;
-          if (num < 0 || num % sH != 0) continue;
-          b = num / sH;
-        } else {
-          b = o1 * sH - pH + kh * dH;
-        }
-        if (b < 0 || b >= inH) continue;
+        const int b = reach(o1, kh, sH, pH, dH, backward, inH);
+        if (b < 0) continue;
         for (int kw = 0; kw < kW; kw++) {
-          int cc;
-          if (backward) {
-            const int num = o2 + pW - kw * dW;
-            if (num < 0 || num % sW != 0) continue;
-            cc = num / sW;
-          } else {
-            cc = o2 * sW - pW + kw * dW;
-          }
-          if (cc < 0 || cc >= inW) continue;
+          const int cc = reach(o2, kw, sW, pW, dW, backward, inW);
+          if (cc < 0) continue;
           const T* at = src + (((i64)a * inH + b) * inW + cc) * channels;
           const Acc* tap = wt + ((kd * kH + kh) * kW + kw) * channels + c0;
           if (aligned) {

@@ -25,6 +25,8 @@ export class FakeBackend implements BenchBackend {
   readonly calls: string[] = [];
   openSessions = 0;
   openPlans = 0;
+  /** Plans open when each selectPlan was called. */
+  readonly openAtSelect: number[] = [];
   disposed = false;
 
   constructor(private readonly script: FakeScript = {}) {}
@@ -40,6 +42,7 @@ export class FakeBackend implements BenchBackend {
     const script = this.script;
     return {
       async selectPlan(mode: BenchMode): Promise<PlanSession> {
+        backend.openAtSelect.push(backend.openPlans);
         const fails = script.selectFails?.(group, mode);
         if (fails === 'unsupported')
           throw new UnsupportedError(`${mode} cannot run ${group.case.name}`);

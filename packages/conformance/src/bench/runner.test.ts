@@ -75,6 +75,8 @@ describe('benchGroup', () => {
     expect(backend.calls).toContain('small f16 ndhwc bwFilter autotune warmup=5 reps=30');
     expect(backend.openSessions).toBe(0);
     expect(backend.openPlans).toBe(0);
+    // In one round, the heuristic plan is gone before autotune selects beside it.
+    expect(backend.openAtSelect).toEqual([0, 0]);
   });
 
   it('probes pinned first, then caps or skips it by the budget', async () => {
@@ -314,6 +316,8 @@ describe('rounds taken in turns', () => {
     }
     expect(backend.openPlans).toBe(0);
     expect(backend.openSessions).toBe(0);
+    // In rounds, every mode's plan stays selected across them.
+    expect(backend.openAtSelect).toEqual([0, 1]);
   });
 
   it('ends a timing that fails in a later round with the round named, and still gives PyTorch its turns', async () => {

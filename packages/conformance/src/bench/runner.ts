@@ -189,9 +189,11 @@ export interface GroupTurns {
 }
 
 /**
- * Time every pass of a group in every mode. Never throws: failures become row entries. Every
- * mode's plan is selected first; then each round times every mode × pass once (a median of
- * `reps`) and hands over to `turns.afterRound`. A row's time is the median of its rounds.
+ * Time every pass of a group in every mode. Never throws: failures become row entries. In one
+ * round, each mode's plan is selected, timed and disposed before the next mode's is selected (so
+ * autotune never tunes beside another plan's workspace). In several, every mode's plan is selected
+ * first; then each round times every mode × pass once (a median of `reps`) and hands over to
+ * `turns.afterRound`. A row's time is the median of its rounds.
  */
 export async function benchGroup(
   group: BenchGroup,
@@ -230,13 +232,17 @@ export async function benchGroup(
         for (const pass of group.passes)
           timings.push(await prepareTiming(plan, pass, mode, options, selectMs));
         byMode.set(mode, timings);
+        if (rounds === 1) {
+          for (const timing of timings) await timeRound(timing, 0, 1);
+          plans.pop()!.dispose();
+        }
       } catch (error) {
         byMode.set(mode, failure(mode, error));
       }
     }
     const all = [...byMode.values()].flatMap((v) => (Array.isArray(v) ? v : []));
     for (let round = 0; round < rounds; round++) {
-      for (const timing of all) await timeRound(timing, round, rounds);
+      if (rounds > 1) for (const timing of all) await timeRound(timing, round, rounds);
       await turns.afterRound?.(round);
     }
   } finally {
@@ -404,9 +410,11 @@ export async function runBenchReport(
           options.modes.map((mode) => ({ mode, status: 'skipped' as const, note })),
         ]),
       );
-      for (const pass of group.passes) {
-        const id = rowId({ case: group.case.name, dtype: group.dtype, layout: group.layout, pass });
-        torchRounds.set(id, [{ id, status: 'skipped', note }]);
+      if (turns) {
+        for (const pass of group.passes) {
+          const key = { case: group.case.name, dtype: group.dtype, layout: group.layout, pass };
+          torchRounds.set(rowId(key), [{ id: rowId(key), status: 'skipped', note }]);
+        }
       }
     } else if (turns) {
       const theirs = turns;
