@@ -474,8 +474,12 @@ def main(argv=None):
     parser.add_argument("--check-job", action="store_true", help="validate the job and print a summary")
     args = parser.parse_args(argv)
     if args.serve:
-        channel = sys.stdout
-        sys.stdout = sys.stderr  # nothing but replies may reach the channel
+        # Nothing but replies may reach the channel: it gets its own copy of fd 1, and fd 1 itself
+        # (where C libraries print) and sys.stdout go to stderr.
+        sys.stdout.flush()
+        channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
         return serve(sys.stdin, channel)
     if not args.job:
         parser.error("a job file is needed unless --serve is given")

@@ -169,6 +169,17 @@ describe.skipIf(!python)('torch_conv3d_bench.py with a stand-in torch (needs pyt
     await worker.close();
   });
 
+  it('keeps what libraries print to stdout off its reply channel', async () => {
+    process.env.FAKE_TORCH_NOISE = '1';
+    const lines: string[] = [];
+    const worker = new TorchWorker('python3', scriptPath, (l) => lines.push(l));
+    const turns = workerTurns(worker, settings);
+    expect((await turns.start()).error).toBeUndefined();
+    expect((await turns.round(group, 0)).map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(lines).toContain('a C library printing to stdout');
+    await worker.close();
+  });
+
   it('refuses to serve without CUDA, saying so', async () => {
     process.env.FAKE_TORCH_CUDA = '0';
     const turns = workerTurns(new TorchWorker('python3', scriptPath), settings);

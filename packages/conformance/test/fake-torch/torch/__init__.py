@@ -2,11 +2,15 @@
 
 Only what the script calls. Every timed call takes FAKE_TORCH_MS milliseconds (default 0.5), or
 FAKE_TORCH_MS_<PASS> for one pass (fw, bwData, bwFilter); FAKE_TORCH_CUDA=0 makes CUDA absent;
-FAKE_TORCH_FAIL=<pass> makes that pass raise. Calls are counted in `calls` by pass.
+FAKE_TORCH_FAIL=<pass> makes that pass raise; FAKE_TORCH_NOISE=1 writes a line to file descriptor 1
+at import, as a C library may. Calls are counted in `calls` by pass.
 """
 import os
 
 from . import nn  # noqa: F401 - torch.nn.functional is imported by the script
+
+if os.environ.get("FAKE_TORCH_NOISE") == "1":
+    os.write(1, b"a C library printing to stdout\n")
 
 __version__ = "0.0-fake"
 
