@@ -197,7 +197,24 @@ describe.skipIf(fake === null)(
         [0x1000n, 0x2000n, 0x3000n],
         [0x4000n, 0x2000n, 0x5000n],
       ]);
+      // The sku names cuDNN while a pass (backward-filter) runs there, ours when none does.
+      expect(plan.sku().backend).toBe('cudnn');
       plan.dispose();
+      const ours = Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc'), undefined, {
+        passes: ['fw', 'bwData'],
+      });
+      // Passes are built at first use: until then the sku says cuDNN, as the precision says intent.
+      expect(ours.sku().backend).toBe('cudnn');
+      expect([ours.algorithm('fw').path, ours.algorithm('bwData').path]).toEqual([
+        'native',
+        'native',
+      ]);
+      expect(ours.sku().backend).toBe('native');
+      expect(ours.precisionGuarantee()).toMatchObject({
+        deterministic: true,
+        mathPrecision: 'bf16',
+      });
+      ours.dispose();
     });
 
     it('pinned mode and grouped (not depthwise) problems stay on cuDNN', () => {

@@ -953,12 +953,7 @@ export class Conv3dPlan {
   precisionGuarantee(): PrecisionGuarantee {
     this.#checkNotDisposed();
     const element = this.descriptor.element;
-    // Per pass: our kernel's info, else what the (NDHWC, for a detour) cuDNN plan built.
-    const cudnnPlan = this.#via?.inner ?? this;
-    const built = PASSES.map((p) => {
-      const native = this.#passes[p].native;
-      return native ? native.info : cudnnPlan.#passes[p].reported;
-    }).filter((i): i is AlgorithmInfo => i !== undefined);
+    const built = this.#builtInfos();
     const accumulator = element === ElementKind.F64 ? ElementKind.F64 : ElementKind.F32;
     if (built.length === 0) {
       const deterministic = this.preference.deterministic || this.preference.algorithm === 'pinned';
@@ -976,9 +971,28 @@ export class Conv3dPlan {
     return { mathPrecision, accumulator, deterministic, bitStableOnSameHardware: deterministic };
   }
 
-  /** Identity of the kernel: element, layout, arch from the device's compute capability, cuDNN. */
+  /**
+   * What each pass built so far runs: our kernel's info, else what the cuDNN plan (the inner
+   * NDHWC one, for a detour, which may itself run our kernel) built.
+   */
+  #builtInfos(): AlgorithmInfo[] {
+    const cudnnPlan = this.#via?.inner ?? this;
+    return PASSES.map(
+      (p) =>
+        this.#passes[p].native?.info ??
+        cudnnPlan.#passes[p].native?.info ??
+        cudnnPlan.#passes[p].reported,
+    ).filter((i): i is AlgorithmInfo => i !== undefined);
+  }
+
+  /**
+   * Identity of the kernel: element, layout, arch from the device's compute capability, and the
+   * backend: `'native'` when every pass built so far runs on baracuda's own kernels (a depthwise
+   * plan of forward and backward-data only, say), else `'cudnn'`.
+   */
   sku(): KernelSku {
     this.#checkNotDisposed();
+    const built = this.#builtInfos();
     const cc = this.#device.computeCapability;
     const arch =
       (this.#device.arch as ArchSku | undefined) ??
@@ -991,7 +1005,7 @@ export class Conv3dPlan {
       layout: this.descriptor.layout,
       epilogue: 'identity',
       arch,
-      backend: 'cudnn',
+      backend: built.length > 0 && built.every((i) => i.path === 'native') ? 'native' : 'cudnn',
       precisionGuarantee: this.precisionGuarantee(),
     };
   }
