@@ -162,6 +162,17 @@ function parseRounds(rounds: number): number {
   return rounds;
 }
 
+/** A comma-separated list of names, or undefined when the flag was not given; empty is an error. */
+function nameList(flag: string, raw: string | undefined, what: string): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (names.length === 0) throw new InvalidArgumentError(flag, what, raw);
+  return names;
+}
+
 function parseOutputs(raw: string | undefined): BenchOutputs {
   if (raw === undefined) return 'shared';
   if (raw === 'shared' || raw === 'rotated') return raw;
@@ -169,17 +180,7 @@ function parseOutputs(raw: string | undefined): BenchOutputs {
 }
 
 function parseList<T extends string>(flag: string, raw: string, allowed: readonly T[]): T[] {
-  const items = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (items.length === 0) {
-    throw new InvalidArgumentError(
-      `--${flag}`,
-      `a comma-separated list of ${allowed.join(', ')}`,
-      raw,
-    );
-  }
+  const items = nameList(`--${flag}`, raw, `a comma-separated list of ${allowed.join(', ')}`)!;
   const out: T[] = [];
   for (const item of items) {
     if (!(allowed as readonly string[]).includes(item)) {
@@ -261,35 +262,14 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     return raw === undefined ? [...allowed] : parseList(name, raw, allowed);
   };
 
-  const casesRaw = get('cases');
-  let cases: string[] | undefined;
-  if (casesRaw !== undefined) {
-    cases = casesRaw
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0);
-    if (cases.length === 0) {
-      throw new InvalidArgumentError('--cases', 'a comma-separated list of case names', casesRaw);
-    }
-  } else if (quick && get('groups') === undefined) {
-    cases = [...QUICK_CASES];
-  }
-
-  const groupsRaw = get('groups');
-  let groups: string[] | undefined;
-  if (groupsRaw !== undefined) {
-    groups = groupsRaw
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0);
-    const bad = groups.find((g) => !/^[^:]+:[^:]+:[^:]+$/.test(g));
-    if (groups.length === 0 || bad !== undefined) {
-      throw new InvalidArgumentError(
-        '--groups',
-        'a comma-separated list of case:dtype:layout',
-        groupsRaw,
-      );
-    }
+  const cases = nameList('--cases', get('cases'), 'a comma-separated list of case names');
+  const groups = nameList('--groups', get('groups'), 'a comma-separated list of case:dtype:layout');
+  if (groups?.some((g) => !/^[^:]+:[^:]+:[^:]+$/.test(g))) {
+    throw new InvalidArgumentError(
+      '--groups',
+      'a comma-separated list of case:dtype:layout',
+      get('groups'),
+    );
   }
 
   const warmupRaw = get('warmup');
@@ -316,7 +296,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     torchScript: get('torch-script'),
     out: get('out'),
     label,
-    cases,
+    cases: cases ?? (quick && groups === undefined ? [...QUICK_CASES] : undefined),
     groups,
     f64MaxMacs: number('f64-max-macs', 'non-negative number', 4e9),
     pinnedBudgetMs: number('pinned-budget-ms', 'positive number', quick ? 500 : 1500),
