@@ -331,7 +331,7 @@ describe('DepthwiseKernels', () => {
     if (k instanceof Error) throw k;
     const d32 = desc({ c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] });
     const fw = depthwiseLaunch(d32, 'fw');
-    k.run({ raw: 1n }, fw, ElementKind.F32, 0x100n, 0x200n, 0x300n, 2, 0.5);
+    k.call(fw, ElementKind.F32).run({ raw: 1n }, 0x100n, 0x200n, 0x300n, 2, 0.5);
     const want32 = new KernelParams().ptr(0x100n).ptr(0x200n).ptr(0x300n).u64(6);
     for (const v of fw.ints) want32.i32(v);
     want32.f32(2).f32(0.5);
@@ -340,14 +340,14 @@ describe('DepthwiseKernels', () => {
       element: ElementKind.F64,
     } as Case);
     const bw = depthwiseLaunch(d64, 'bwData');
-    k.run({ raw: 1n }, bw, ElementKind.F64, 0x400n, 0x500n, 0x600n, 1, 0);
+    k.call(bw, ElementKind.F64).run({ raw: 1n }, 0x400n, 0x500n, 0x600n, 1, 0);
     const want64 = new KernelParams().ptr(0x400n).ptr(0x500n).ptr(0x600n).u64(4);
     for (const v of bw.ints) want64.i32(v);
     want64.f64(1).f64(0);
-    k.run({ raw: 1n }, fw, ElementKind.Bf16, 1n, 2n, 3n, 1, 0);
-    k.run({ raw: 1n }, fw, ElementKind.F16, 1n, 2n, 3n, 1, 0);
+    k.call(fw, ElementKind.Bf16).run({ raw: 1n }, 1n, 2n, 3n, 1, 0);
+    k.call(fw, ElementKind.F16).run({ raw: 1n }, 1n, 2n, 3n, 1, 0);
     const cl = depthwiseLaunch(d32.withLayout('ndhwc'), 'fw');
-    k.run({ raw: 1n }, cl, ElementKind.F32, 1n, 2n, 3n, 1, 0);
+    k.call(cl, ElementKind.F32).run({ raw: 1n }, 1n, 2n, 3n, 1, 0);
     expect(launches.map((l) => l.name)).toEqual([
       'baracuda_depthwise_tiled_f32',
       'baracuda_depthwise_gather_f64',
@@ -374,7 +374,18 @@ describe('DepthwiseKernels', () => {
     expect(launches[0]!.shared).toBe(fw.sharedBytes);
     expect(launches[1]!.params).toEqual(want64.bytes());
     expect(launches[1]!.shared).toBe(0);
-    expect(() => k.run({ raw: 1n }, fw, ElementKind.I8, 1n, 2n, 3n, 1, 0)).toThrow(
+    // A call made once runs many times, each with its own pointers and scalars.
+    const reused = k.call(fw, ElementKind.F32);
+    reused.run({ raw: 1n }, 0x700n, 0x800n, 0x900n, 1, 0);
+    reused.run({ raw: 1n }, 0x100n, 0x200n, 0x300n, 2, 0.5);
+    const again = new KernelParams().ptr(0x700n).ptr(0x800n).ptr(0x900n).u64(6);
+    for (const v of fw.ints) again.i32(v);
+    again.f32(1).f32(0);
+    expect(launches.slice(-2).map((l) => [l.name, l.params])).toEqual([
+      ['baracuda_depthwise_tiled_f32', again.bytes()],
+      ['baracuda_depthwise_tiled_f32', want32.bytes()],
+    ]);
+    expect(() => k.call(fw, ElementKind.I8)).toThrow(
       "baracuda's depthwise kernels do not take element i8",
     );
   });

@@ -245,6 +245,16 @@ export function depthwiseHost(
   return out;
 }
 
+/** One launch of a depthwise kernel for one element, ready to enqueue. */
+export interface DepthwiseCall {
+  readonly launch: DepthwiseLaunch;
+  /**
+   * Enqueue it on `stream`: `out = alpha · pass(input, w) + beta · out`, where input/out are x/y
+   * (forward) or dy/dx (backward-data).
+   */
+  run(stream: StreamLike, input: bigint, w: bigint, out: bigint, alpha: number, beta: number): void;
+}
+
 /** The depthwise kernels loaded on one device. */
 export class DepthwiseKernels {
   readonly #functions: Map<string, KernelFunctionLike>;
@@ -256,28 +266,26 @@ export class DepthwiseKernels {
   }
 
   /**
-   * Enqueue one launch on `stream`: `out = alpha · pass(input, w) + beta · out`, where input/out
-   * are x/y (forward) or dy/dx (backward-data).
+   * The launch for `element`, its kernel function looked up once (a plan makes one per pass, so a
+   * run call only packs its parameters). UnsupportedError for an element the kernels do not take.
    */
-  run(
-    stream: StreamLike,
-    launch: DepthwiseLaunch,
-    element: ElementKind,
-    input: bigint,
-    w: bigint,
-    out: bigint,
-    alpha: number,
-    beta: number,
-  ): void {
+  call(launch: DepthwiseLaunch, element: ElementKind): DepthwiseCall {
     const fn = this.#functions.get(`${launch.kernel}_${SUFFIX[element]}`);
     if (fn === undefined) {
       throw new UnsupportedError(`baracuda's depthwise kernels do not take element ${element}`);
     }
-    const params = this.#params.reset().ptr(input).ptr(w).ptr(out).u64(launch.planes);
-    for (const v of launch.ints) params.i32(v);
-    if (element === ElementKind.F64) params.f64(alpha).f64(beta);
-    else params.f32(alpha).f32(beta);
-    fn.launch(stream, launch.grid, launch.block, launch.sharedBytes, params.bytes());
+    const f64 = element === ElementKind.F64;
+    const packed = this.#params;
+    return {
+      launch,
+      run(stream, input, w, out, alpha, beta) {
+        const params = packed.reset().ptr(input).ptr(w).ptr(out).u64(launch.planes);
+        for (const v of launch.ints) params.i32(v);
+        if (f64) params.f64(alpha).f64(beta);
+        else params.f32(alpha).f32(beta);
+        fn.launch(stream, launch.grid, launch.block, launch.sharedBytes, params.bytes());
+      },
+    };
   }
 
   static readonly #perDevice = new Map<number, DepthwiseKernels | Error>();

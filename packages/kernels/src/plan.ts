@@ -30,8 +30,8 @@ import {
   resolvePlanPreference,
 } from './compat.js';
 import {
+  type DepthwiseCall,
   DepthwiseKernels,
-  type DepthwiseLaunch,
   depthwiseLaunch,
   depthwiseUnsupported,
 } from './depthwise.js';
@@ -312,8 +312,7 @@ interface LegacyPass {
 
 /** @internal A pass on our own depthwise kernels. */
 interface NativePass {
-  readonly kernels: DepthwiseKernels;
-  readonly launch: DepthwiseLaunch;
+  readonly call: DepthwiseCall;
   readonly workspaceBytes: 0;
   readonly info: AlgorithmInfo;
 }
@@ -844,7 +843,7 @@ export class Conv3dPlan {
     // Untuned, the kernels measured faster than cuDNN's engines: NCDHW tiled and NDHWC gather.
     // Autotune may time the NCDHW gather kernel faster on a strided problem.
     st.native =
-      candidate !== null && (tuned !== undefined || candidate.launch.kernel !== 'gather')
+      candidate !== null && (tuned !== undefined || candidate.call.launch.kernel !== 'gather')
         ? candidate
         : null;
     return st.native;
@@ -864,8 +863,7 @@ export class Conv3dPlan {
     }
     const launch = depthwiseLaunch(d, pass);
     return {
-      kernels,
-      launch,
+      call: kernels.call(launch, d.element),
       workspaceBytes: 0,
       info: Object.freeze({
         path: 'native' as const,
@@ -889,16 +887,7 @@ export class Conv3dPlan {
   ): void {
     // fw reads x (px) into y (py); bwData reads dy (py) into dx (px).
     const [input, output] = pass === 'fw' ? [px, py] : [py, px];
-    native.kernels.run(
-      stream,
-      native.launch,
-      this.descriptor.element,
-      input,
-      pw,
-      output,
-      alpha,
-      beta,
-    );
+    native.call.run(stream, input, pw, output, alpha, beta);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -2172,9 +2161,8 @@ export class Conv3dPlan {
     bench: TuneBench,
   ): Generator<TimingEvent, number, void> {
     const [input, output] = pass === 'fw' ? [bench.x, bench.y] : [bench.y, bench.x];
-    const element = this.descriptor.element;
     const run = () => {
-      native.kernels.run(this.#stream, native.launch, element, input, bench.w, output, 1, 0);
+      native.call.run(this.#stream, input, bench.w, output, 1, 0);
       return true;
     };
     return yield* this.#timeRuns(bench, run, TUNE_REPS);
