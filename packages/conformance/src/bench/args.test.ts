@@ -148,6 +148,22 @@ describe('parseBenchArgs', () => {
     ],
     [['--rounds', '0'], 'Expected a positive integer for --rounds but received "0" of type string'],
     [
+      ['--rounds', '2.5'],
+      'Expected a positive integer for --rounds but received "2.5" of type string',
+    ],
+    [
+      ['--rounds', '-3'],
+      'Expected a positive integer for --rounds but received "-3" of type string',
+    ],
+    [
+      ['--groups', 'a:b:c,d:e'],
+      'Expected a comma-separated list of case:dtype:layout for --groups but received "a:b:c,d:e" of type string',
+    ],
+    [
+      ['--groups', ','],
+      'Expected a comma-separated list of case:dtype:layout for --groups but received "," of type string',
+    ],
+    [
       ['--rounds', '51'],
       'Expected a positive integer up to 50 for --rounds but received 51 of type number',
     ],
