@@ -7,9 +7,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { median } from './math.js';
 import {
+  isRecord,
+  lineReader,
   parseTorchInfo,
   parseTorchOverhead,
   parseTorchRows,
+  spawnErrorText,
   torchJobRows,
   torchOverheadItems,
 } from './torch.js';
@@ -29,8 +32,6 @@ interface Pending {
 export class TorchWorker {
   readonly #child: ChildProcess;
   #pending: Pending | null = null;
-  #stdout = '';
-  #stderr = '';
   #stderrTail = '';
   /** Why the worker can take no more requests, once it cannot. */
   #dead: string | null = null;
@@ -45,17 +46,15 @@ export class TorchWorker {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: process.env,
     });
-    this.#child.stdout?.on('data', (chunk: Buffer) => this.#onStdout(chunk.toString('utf8')));
+    const replies = lineReader((line) => {
+      if (line.trim()) this.#settle(parseReply(line.trim()));
+    });
+    const logs = lineReader(onLine);
+    this.#child.stdout?.on('data', (chunk: Buffer) => replies.push(chunk.toString('utf8')));
     this.#child.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       this.#stderrTail = (this.#stderrTail + text).slice(-2000);
-      this.#stderr += text;
-      let nl = this.#stderr.indexOf('\n');
-      while (nl >= 0) {
-        onLine(this.#stderr.slice(0, nl));
-        this.#stderr = this.#stderr.slice(nl + 1);
-        nl = this.#stderr.indexOf('\n');
-      }
+      logs.push(text);
     });
     // A write to a worker that has gone fails here, after the exit below has said why.
     this.#child.stdin?.on('error', () => {});
@@ -63,7 +62,7 @@ export class TorchWorker {
       this.#child.on('error', (error: NodeJS.ErrnoException) => {
         this.#fail(
           error.code === 'ENOENT'
-            ? `${python} was not found; pass --python with the interpreter that has torch`
+            ? spawnErrorText(python, error)
             : `the PyTorch worker could not start: ${error.message}`,
         );
         resolve();
@@ -111,17 +110,6 @@ export class TorchWorker {
     clearTimeout(timer);
   }
 
-  #onStdout(text: string): void {
-    this.#stdout += text;
-    let nl = this.#stdout.indexOf('\n');
-    while (nl >= 0) {
-      const line = this.#stdout.slice(0, nl).trim();
-      this.#stdout = this.#stdout.slice(nl + 1);
-      nl = this.#stdout.indexOf('\n');
-      if (line) this.#settle(parseReply(line));
-    }
-  }
-
   #settle(reply: WorkerReply): void {
     const pending = this.#pending;
     if (!pending) return;
@@ -134,10 +122,6 @@ export class TorchWorker {
     this.#dead ??= reason;
     this.#settle({ ok: false, error: this.#dead });
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** One reply line: `{"ok": true, ...}`, or an error naming what the worker said. */

@@ -11,6 +11,7 @@ import {
   buildTorchJob,
   findTorchScript,
   formatCudnnVersion,
+  lineReader,
   parseTorchResults,
   spawnTorchScript,
 } from './torch.js';
@@ -155,6 +156,19 @@ describe('findTorchScript', () => {
     const missing = findTorchScript('nope.py', '/tmp');
     expect(missing.path).toBeNull();
     expect(missing.searched).toEqual(['/tmp/nope.py']);
+  });
+});
+
+describe('lineReader', () => {
+  it('hands on whole lines, however the chunks split them, and the rest on flush', () => {
+    const lines: string[] = [];
+    const reader = lineReader((l) => lines.push(l));
+    reader.push('a\nb\nc');
+    reader.push('d\n\ne');
+    expect(lines).toEqual(['a', 'b', 'cd', '']);
+    reader.flush();
+    reader.flush();
+    expect(lines).toEqual(['a', 'b', 'cd', '', 'e']);
   });
 });
 

@@ -135,7 +135,8 @@ export interface ParsedTorchResults {
   errors: string[];
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+/** A plain object (not null, not an array). */
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -285,7 +286,6 @@ export function spawnTorchScript(
 ): Promise<SpawnOutcome> {
   return new Promise((resolve) => {
     let tail = '';
-    let pending = '';
     let timedOut = false;
     let settled = false;
     const child = spawn(python, [script, jobPath, '--out', resultPath], {
@@ -296,16 +296,11 @@ export function spawnTorchScript(
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
+    const lines = lineReader(onLine);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       tail = (tail + text).slice(-4000);
-      pending += text;
-      let nl = pending.indexOf('\n');
-      while (nl >= 0) {
-        onLine(pending.slice(0, nl));
-        pending = pending.slice(nl + 1);
-        nl = pending.indexOf('\n');
-      }
+      lines.push(text);
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -313,21 +308,49 @@ export function spawnTorchScript(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (pending) onLine(pending);
+      lines.flush();
       resolve({ ...outcome, timedOut, stderrTail: tail });
     };
     child.on('error', (error: NodeJS.ErrnoException) => {
       finish({
         exitCode: null,
         signal: null,
-        spawnError:
-          error.code === 'ENOENT'
-            ? `${python} was not found; pass --python with the interpreter that has torch`
-            : error.message,
+        spawnError: spawnErrorText(python, error),
       });
     });
     child.on('close', (exitCode, signal) => finish({ exitCode, signal }));
   });
+}
+
+/** Text arriving in chunks, handed on a whole line at a time (without its newline). */
+export function lineReader(onLine: (line: string) => void): {
+  push(text: string): void;
+  /** Hand on what is left after the last newline, if anything. */
+  flush(): void;
+} {
+  let pending = '';
+  return {
+    push(text) {
+      pending += text;
+      let nl = pending.indexOf('\n');
+      while (nl >= 0) {
+        onLine(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+        nl = pending.indexOf('\n');
+      }
+    },
+    flush() {
+      if (pending) onLine(pending);
+      pending = '';
+    },
+  };
+}
+
+/** Why the python interpreter could not be started, saying what to do for a missing one. */
+export function spawnErrorText(python: string, error: NodeJS.ErrnoException): string {
+  return error.code === 'ENOENT'
+    ? `${python} was not found; pass --python with the interpreter that has torch`
+    : error.message;
 }
 
 /** Read and parse the results file the script wrote. */
