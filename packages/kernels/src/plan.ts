@@ -1741,16 +1741,13 @@ export class Conv3dPlan {
     };
     const set = (d: BackendDescriptor, name: number, type: number, values: unknown) =>
       cudnn.cudnnBackendSetAttribute(d, name, type, values) === 0;
+    const setInt64 = (d: BackendDescriptor, name: number, value: number) =>
+      set(d, name, C.CUDNN_TYPE_INT64, new BigInt64Array([BigInt(value)]));
     const engine = this.#createBackend(C.CUDNN_BACKEND_ENGINE_DESCRIPTOR, 'engine');
     parts.push(engine);
     if (
       !set(engine, C.CUDNN_ATTR_ENGINE_OPERATION_GRAPH, C.CUDNN_TYPE_BACKEND_DESCRIPTOR, [graph]) ||
-      !set(
-        engine,
-        C.CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
-        C.CUDNN_TYPE_INT64,
-        new BigInt64Array([BigInt(engineIndex)]),
-      ) ||
+      !setInt64(engine, C.CUDNN_ATTR_ENGINE_GLOBAL_INDEX, engineIndex) ||
       cudnn.cudnnBackendFinalize(engine) !== 0
     )
       return fail();
@@ -1766,12 +1763,7 @@ export class Conv3dPlan {
           C.CUDNN_TYPE_KNOB_TYPE,
           new Int32Array([knob]),
         ) ||
-        !set(
-          choice,
-          C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
-          C.CUDNN_TYPE_INT64,
-          new BigInt64Array([BigInt(value)]),
-        ) ||
+        !setInt64(choice, C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, value) ||
         cudnn.cudnnBackendFinalize(choice) !== 0
       )
         return fail();
