@@ -89,11 +89,11 @@ describe('autotune cache file', () => {
     const path = join(dir, 'stale.json');
     writeFileSync(
       path,
-      JSON.stringify({ version: 1, entries: { k: { engineIndex: 1, knobs: [] } } }),
+      JSON.stringify({ version: 2, entries: { k: { engineIndex: 1, knobs: [] } } }),
     );
     expect(readAutotuneCache(path).entries).toEqual({});
     expect(warnings[0]!.message).toMatch(
-      /it has version 1, this baracuda reads version 2; it will be rewritten$/,
+      /it has version 2, this baracuda reads version 3; it will be rewritten$/,
     );
   });
 

@@ -7,11 +7,13 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /**
- * Bumped when the key or entry format changes; other versions are stale. 2: knob choices are
- * recorded (version 1 files recorded none, so their entries named every config of an engine) and
- * there is no NDHWC-detour entry.
+ * Bumped when the key or entry format, or how entries were chosen, changes; other versions are
+ * stale. 2: knob choices are recorded (version 1 files recorded none, so their entries named
+ * every config of an engine) and there is no NDHWC-detour entry. 3: candidates are timed on
+ * operand sets rotated past L2 (version 2 timed them on one set, warm in L2, and picked configs
+ * that are slower where a layer's operands come from memory).
  */
-export const AUTOTUNE_CACHE_VERSION = 2;
+export const AUTOTUNE_CACHE_VERSION = 3;
 
 /** One tuned choice: the engine and its knob settings. */
 export interface AutotuneEntry {

@@ -7,13 +7,14 @@
  * winner, rebuilding it on a cache hit), not its timing, which only a GPU can show.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { smallProblem, useFakeCudnn } from './fake-cudnn.test-helpers.js';
+import { MAX_ROTATION_SETS } from './policy.js';
 import type { StreamLike } from './sys.js';
 
 /** The driver package's fake libcuda, compiled; null where there is no C compiler. */
@@ -119,6 +120,33 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect(again.lines).toEqual([]);
       again.plan.dispose();
       stream.dispose();
+    });
+
+    it('times every run on the next operand set, rotating past L2', async () => {
+      const { Stream } = await import('@baracuda/driver');
+      const log = join(mkdtempSync(join(tmpdir(), 'baracuda-execute-log-')), 'execute.log');
+      process.env.FAKE_CUDNN_EXECUTE_LOG = log;
+      const stream = Stream.create();
+      try {
+        const { plan, lines } = await tune(stream, newCache());
+        plan.dispose();
+        // The small problem's x, w and y take 1,616 bytes: the most sets there may be.
+        expect(lines).toContain(
+          `timing on ${MAX_ROTATION_SETS} operand sets of 0.0 MiB, rotated run by run past L2`,
+        );
+        expect(existsSync(log)).toBe(true);
+        const runs = readFileSync(log, 'utf8').trim().split('\n');
+        const operands = runs.map((line) => line.split(' ').slice(0, 3).join(' '));
+        expect(new Set(operands).size).toBe(MAX_ROTATION_SETS);
+        // Each x, w and y belongs to one set, and no run takes the set of the run before it.
+        for (const k of [0, 1, 2]) {
+          expect(new Set(runs.map((line) => line.split(' ')[k])).size).toBe(MAX_ROTATION_SETS);
+        }
+        for (let i = 1; i < operands.length; i++) expect(operands[i]).not.toBe(operands[i - 1]);
+      } finally {
+        delete process.env.FAKE_CUDNN_EXECUTE_LOG;
+        stream.dispose();
+      }
     });
 
     it('leaves split-K knobs alone when determinism is asked for', async () => {

@@ -38,8 +38,13 @@ export {
   engineAllowed,
   engineRejection,
   intendedMathPrecision,
+  MAX_ROTATION_SETS,
   mathPrecisionOfEngine,
+  median,
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
+  ROTATE_BELOW_BYTES,
+  rotationSets,
+  tuneRotationSets,
 } from './policy.js';

@@ -64,6 +64,7 @@ import {
   MathType,
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
+  median,
   mib,
   nextSearchBases,
   numericalNoteName,
@@ -73,6 +74,8 @@ import {
   randomScratchBytes,
   tuneFinalists,
   tuneGiveUpMs,
+  tuneReps,
+  tuneRotationSets,
 } from './policy.js';
 import {
   type BackendDescriptor,
@@ -380,8 +383,15 @@ const UID_Y = 3n;
 const VARIANT_PACK_CACHE = 8;
 /** Knob choices asked of an engine config at first (asked again when it has more). */
 const KNOB_SLOTS = 16;
-/** Autotune: runs timed back to back per finalist (their mean). */
+/**
+ * Autotune: a finalist's runs are timed one by one, each between its own pair of events, and
+ * their median kept: at least this many runs...
+ */
 const TUNE_REPS = 5;
+/** ...at most this many... */
+const TUNE_MAX_REPS = 30;
+/** ...and enough to fill about this many ms where that is between the two. */
+const TUNE_WINDOW_MS = 2;
 /** Autotune: finalists are timed in turn this many times over (each keeps its best). */
 const TUNE_ROUNDS = 2;
 /** Autotune: a candidate whose warm-up run took less gets a second, untimed lead run. */
@@ -408,6 +418,10 @@ const TUNE_SEARCH_PASSES = 3;
 const TUNE_SEARCH_BUDGET_MS = 1500;
 /** Autotune's knob search: a config whose first time is within this factor of the leader's is timed again. */
 const TUNE_SEARCH_KEEP_RATIO = 1.1;
+/** How many runs a finalist that took `estimateMs` a run is timed over (see {@link tuneReps}). */
+function finalistReps(estimateMs: number): number {
+  return tuneReps(estimateMs, TUNE_REPS, TUNE_MAX_REPS, TUNE_WINDOW_MS);
+}
 /** Knob-info slots asked of an engine (cuDNN 9 has 37 knob types). */
 const KNOB_INFO_SLOTS = 40;
 /**
@@ -419,12 +433,28 @@ const TUNE_GIVE_UP_RATIO = 4;
 const TUNE_GIVE_UP_MARGIN_MS = 10;
 
 /** @internal What autotune times on: random operands, two events and a growable workspace. */
-interface TuneBench {
+/** One set of autotune's operands. */
+interface TuneOperands {
   readonly x: bigint;
   readonly w: bigint;
   readonly y: bigint;
-  readonly start: TimingEvent;
-  readonly end: TimingEvent;
+}
+interface TuneBench {
+  /**
+   * Operand sets with the same values, taken in turn run after run (see {@link tuneRotationSets}),
+   * so that timed runs read their operands from memory, as in a network, not from L2.
+   */
+  readonly sets: readonly TuneOperands[];
+  /** The set the next run takes; advances it. */
+  nextSet(): number;
+  /**
+   * 2 × {@link TUNE_MAX_REPS} timing events, a start and an end for each timed run, made as the
+   * bench and torch.cuda.Event make them (without CU_EVENT_BLOCKING_SYNC, which adds 0.6-0.9 µs
+   * to each run they bracket).
+   */
+  readonly events: readonly TimingEvent[];
+  /** Recorded after the runs and waited on: a blocking-sync event, so the wait sleeps. */
+  readonly fence: TimingEvent;
   workspace(bytes: number): bigint;
   dispose(): void;
 }
@@ -2012,6 +2042,11 @@ export class Conv3dPlan {
       this.#tuneFailed(pass, error);
       return;
     }
+    const setBytes = (d.xElements + d.wElements + d.yElements) * this.#elementBytes;
+    const sets = bench.sets.length;
+    progress(
+      `${d.describe()} ${pass}: timing on ${sets} operand set${sets > 1 ? 's' : ''} of ${mib(setBytes)}${sets > 1 ? ', rotated run by run past L2' : ''}`,
+    );
     try {
       let entry = yield* this.#tuneNative(pass, bench, progress);
       const native = this.#nativeCandidate(pass);
@@ -2067,23 +2102,55 @@ export class Conv3dPlan {
           stream,
         });
         owned.push(b);
-        b.uploadSync(randomScratchBytes(d.element, elements));
-        return b.devicePtr;
+        return b;
       };
-      const x = alloc(d.xElements);
-      const w = alloc(d.wElements);
-      const y = alloc(d.yElements);
-      const start = driver.Event.create(this.#device, { timing: true });
-      owned.push(start);
-      const end = driver.Event.create(this.#device, { timing: true });
-      owned.push(end);
+      const first = [d.xElements, d.wElements, d.yElements].map((elements) => {
+        const b = alloc(elements);
+        b.uploadSync(randomScratchBytes(d.element, elements));
+        return b;
+      });
+      const operands = ([x, w, y]: readonly OwnedBuffer[]): TuneOperands => ({
+        x: x!.devicePtr,
+        w: w!.devicePtr,
+        y: y!.devicePtr,
+      });
+      const sets = [operands(first)];
+      const setBytes = (d.xElements + d.wElements + d.yElements) * this.#elementBytes;
+      let free: number | undefined;
+      try {
+        free = this.#device.memoryInfo?.().free;
+      } catch {
+        free = undefined;
+      }
+      const wanted = tuneRotationSets(setBytes, free);
+      try {
+        while (sets.length < wanted) {
+          const copies = first.map((src) => {
+            const b = alloc(src.byteLength / this.#elementBytes);
+            b.copyFrom(src, stream);
+            return b;
+          });
+          sets.push(operands(copies));
+        }
+      } catch {
+        // Out of memory for another set: tune on the sets there are (the last one's buffers, if
+        // any were made, are freed with the rest).
+      }
+      let next = 0;
+      const events: TimingEvent[] = [];
+      for (let i = 0; i < 2 * TUNE_MAX_REPS; i++) {
+        const event = driver.Event.create(this.#device, { timing: true, blockingSync: false });
+        owned.push(event);
+        events.push(event);
+      }
+      const fence = driver.Event.create(this.#device, { timing: false, blockingSync: true });
+      owned.push(fence);
       let ws: OwnedBuffer | null = null;
       return {
-        x,
-        w,
-        y,
-        start,
-        end,
+        sets,
+        nextSet: () => next++ % sets.length,
+        events,
+        fence,
         workspace: (bytes: number) => {
           if (bytes === 0) return 0n;
           if (ws !== null && ws.byteLength >= bytes) return ws.devicePtr;
@@ -2105,45 +2172,65 @@ export class Conv3dPlan {
   }
 
   /**
-   * Milliseconds per run of `run` as a loop of calls sees it: `reps` runs enqueued back to back
-   * between one pair of events, behind an untimed lead run so that the GPU is busy while the host
-   * enqueues them (timing one run from an idle GPU adds the host's enqueue latency, 10-20 µs, which
-   * ranks 50-100 µs candidates by their host cost). With `giveUpMs`, the lead run is a warm-up
-   * timed on its own first (it loads the engine's kernels): past `giveUpMs`, its time is returned
-   * and nothing more runs; under {@link TUNE_LEAD_RUN_BELOW_MS} another lead run follows it.
-   * Infinity when the first run fails to launch.
+   * Milliseconds per run of `run` as one call sees it: the median of `reps` runs (at most
+   * {@link TUNE_MAX_REPS}), each on the next of the bench's operand sets (`run` is given the set's
+   * index) and each between its own pair of events, as the benchmark times a call. A loop of runs
+   * between one pair of events ranked some engines by how their runs overlap the next run of the
+   * same engine: 15 µs in a loop, 18 µs a call, against another config's 15 µs either way. A
+   * network's next kernel is another layer's. An untimed lead run comes first, so that the GPU is
+   * busy while the host enqueues the timed ones (timing one run from an idle GPU adds the host's
+   * enqueue latency, 10-20 µs, which ranks 50-100 µs candidates by their host cost). With
+   * `giveUpMs`, the lead run is a warm-up timed on its own first (it loads the engine's kernels):
+   * past `giveUpMs`, its time is returned and nothing more runs; under
+   * {@link TUNE_LEAD_RUN_BELOW_MS} another lead run follows it. Infinity when the first run fails
+   * to launch.
    */
   *#timeRuns(
     bench: TuneBench,
-    run: () => boolean,
+    run: (set: number) => boolean,
     reps: number,
     giveUpMs?: number,
   ): Generator<TimingEvent, number, void> {
+    const events = bench.events;
+    const start = events[0]!;
+    const end = events[1]!;
+    const runNext = () => run(bench.nextSet());
+    const done = () => {
+      bench.fence.record(this.#stream);
+      return bench.fence;
+    };
     if (giveUpMs !== undefined) {
-      bench.start.record(this.#stream);
-      if (!run()) return Number.POSITIVE_INFINITY;
-      bench.end.record(this.#stream);
-      yield bench.end;
-      let warm = driver.Event.elapsedMs(bench.start, bench.end);
+      start.record(this.#stream);
+      if (!runNext()) return Number.POSITIVE_INFINITY;
+      end.record(this.#stream);
+      yield done();
+      let warm = driver.Event.elapsedMs(start, end);
       if (warm > giveUpMs) {
         // An engine's first run also loads its kernels (CUDA loads modules lazily): 10-15 ms on
         // an H200, which once gave up on the fastest config of a 0.94 ms layer. A second run says.
-        bench.start.record(this.#stream);
-        run();
-        bench.end.record(this.#stream);
-        yield bench.end;
-        warm = driver.Event.elapsedMs(bench.start, bench.end);
+        start.record(this.#stream);
+        runNext();
+        end.record(this.#stream);
+        yield done();
+        warm = driver.Event.elapsedMs(start, end);
         if (warm > giveUpMs) return warm;
       }
-      if (warm < TUNE_LEAD_RUN_BELOW_MS) run();
-    } else if (!run()) {
+      if (warm < TUNE_LEAD_RUN_BELOW_MS) runNext();
+    } else if (!runNext()) {
       return Number.POSITIVE_INFINITY;
     }
-    bench.start.record(this.#stream);
-    for (let r = 0; r < reps; r++) run();
-    bench.end.record(this.#stream);
-    yield bench.end;
-    return driver.Event.elapsedMs(bench.start, bench.end) / reps;
+    const timed = Math.max(1, Math.min(reps, TUNE_MAX_REPS));
+    for (let r = 0; r < timed; r++) {
+      events[2 * r]!.record(this.#stream);
+      runNext();
+      events[2 * r + 1]!.record(this.#stream);
+    }
+    yield done();
+    const times: number[] = [];
+    for (let r = 0; r < timed; r++) {
+      times.push(driver.Event.elapsedMs(events[2 * r]!, events[2 * r + 1]!));
+    }
+    return median(times);
   }
 
   /** Time our depthwise kernel on the tuning operands like any engine (see #timeRuns). */
@@ -2152,19 +2239,21 @@ export class Conv3dPlan {
     native: NativePass,
     bench: TuneBench,
   ): Generator<TimingEvent, number, void> {
-    const [input, output] = pass === 'fw' ? [bench.x, bench.y] : [bench.y, bench.x];
-    const run = () => {
-      native.call.run(this.#stream, input, bench.w, output, 1, 0);
+    const run = (i: number) => {
+      const { x, w, y } = bench.sets[i]!;
+      if (pass === 'fw') native.call.run(this.#stream, x, w, y, 1, 0);
+      else native.call.run(this.#stream, y, w, x, 1, 0);
       return true;
     };
-    return yield* this.#timeRuns(bench, run, TUNE_REPS);
+    const estimate = yield* this.#timeRuns(bench, run, 1);
+    return yield* this.#timeRuns(bench, run, finalistReps(estimate));
   }
 
   /**
    * Tune the pass on the graph API. Every allowed candidate of heuristic modes A, B and FALLBACK
    * is timed once after a timed warm-up run (see {@link Conv3dPlan.#timeRuns}); a hopeless one (see
    * {@link tuneGiveUpMs}) is not timed further. The few within {@link TUNE_KEEP_RATIO} of the
-   * fastest are timed again, {@link TUNE_REPS} runs back to back, in turn, {@link TUNE_ROUNDS}
+   * fastest are timed again ({@link finalistReps} runs each), in turn, {@link TUNE_ROUNDS}
    * times over. Then a knob search: the configs one knob away from the fastest
    * {@link TUNE_SEARCH_BASES} (cuDNN's knob ranges; no heuristic mode offers most of them), within
    * {@link TUNE_SEARCH_BUDGET_MS}; those close to the leader are timed in turn with it, and when
@@ -2220,12 +2309,17 @@ export class Conv3dPlan {
       giveUpMs?: number,
     ): Generator<TimingEvent, number, void> {
       const b = built[i]!;
-      const vp = this.#variantPack(bench.x, bench.w, bench.y, bench.workspace(b.workspaceBytes));
+      const workspace = bench.workspace(b.workspaceBytes);
+      // Every set's variant pack is made before the runs: made between them, it would hold the
+      // GPU up and be timed.
+      const packs: BackendDescriptor[] = [];
       try {
-        const run = () => cudnn.cudnnBackendExecute(shared.handle, b.plan, vp) === 0;
+        for (const { x, w, y } of bench.sets) packs.push(this.#variantPack(x, w, y, workspace));
+        const run = (set: number) =>
+          cudnn.cudnnBackendExecute(shared.handle, b.plan, packs[set]!) === 0;
         return yield* this.#timeRuns(bench, run, reps, giveUpMs);
       } finally {
-        this.#destroyBackend(vp);
+        for (const vp of packs) this.#destroyBackend(vp);
       }
     };
     try {
@@ -2250,7 +2344,7 @@ export class Conv3dPlan {
       ): Generator<TimingEvent, void, void> {
         for (let round = 0; round < TUNE_ROUNDS; round++) {
           for (const i of indices) {
-            const t = yield* timeCandidate.call(this, i, TUNE_REPS);
+            const t = yield* timeCandidate.call(this, i, finalistReps(timings[i]!));
             timings[i] = round === 0 ? t : Math.min(timings[i]!, t);
           }
         }

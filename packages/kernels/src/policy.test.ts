@@ -12,17 +12,23 @@ import {
   intendedMathPrecision,
   KNOB_NAMES,
   knobNeighbours,
+  MAX_ROTATION_SETS,
   MathType,
   mathPrecisionOfEngine,
   mathPrecisionOfLegacy,
+  median,
   nextSearchBases,
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
   REDUCTION_KNOBS,
+  ROTATE_BELOW_BYTES,
   randomScratchBytes,
+  rotationSets,
   tuneFinalists,
   tuneGiveUpMs,
+  tuneReps,
+  tuneRotationSets,
 } from './policy.js';
 
 /** A settled preference; the workspace limit is 1 GiB (the `'auto'` floor) unless given. */
@@ -292,5 +298,54 @@ describe('nextSearchBases', () => {
     // A tie keeps the earlier config, so a pass of equals ends the search.
     expect(nextSearchBases([0.5, 0.6, 0.5], 2)).toEqual([]);
     expect(nextSearchBases([inf, inf], 1)).toEqual([]);
+  });
+});
+
+describe('operand rotation (the bench and autotune)', () => {
+  it('rotates small working sets until they cover 128 MiB, capped', () => {
+    expect(ROTATE_BELOW_BYTES).toBe(128 * 1024 * 1024);
+    expect(rotationSets(ROTATE_BELOW_BYTES)).toBe(1);
+    expect(rotationSets(ROTATE_BELOW_BYTES * 3)).toBe(1);
+    expect(rotationSets(ROTATE_BELOW_BYTES - 1)).toBe(2);
+    expect(rotationSets(32 * 1024 * 1024)).toBe(4);
+    expect(rotationSets(33 * 1024 * 1024)).toBe(4);
+    expect(rotationSets(1000)).toBe(MAX_ROTATION_SETS);
+    expect(rotationSets(0)).toBe(1);
+    expect(rotationSets(100, 1000)).toBe(10);
+  });
+
+  it('gives autotune the same sets when memory allows, with the extra ones in half of free memory', () => {
+    const MiB = 1024 * 1024;
+    expect(tuneRotationSets(32 * MiB)).toBe(4);
+    expect(tuneRotationSets(32 * MiB, 80 * 1024 * MiB)).toBe(4);
+    // 100 MiB free: the 3 extra sets (96 MiB) do not fit in 50 MiB; one does.
+    expect(tuneRotationSets(32 * MiB, 100 * MiB)).toBe(2);
+    expect(tuneRotationSets(32 * MiB, 63 * MiB)).toBe(1);
+    expect(tuneRotationSets(32 * MiB, 0)).toBe(1);
+    expect(tuneRotationSets(1000, 1e12)).toBe(MAX_ROTATION_SETS);
+    expect(tuneRotationSets(ROTATE_BELOW_BYTES, 1e12)).toBe(1);
+    expect(tuneRotationSets(0, 1e12)).toBe(1);
+  });
+});
+
+describe('autotune statistics', () => {
+  it('median of odd and even lists, without mutating the input', () => {
+    const values = [5, 1, 3];
+    expect(median(values)).toBe(3);
+    expect(values).toEqual([5, 1, 3]);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(() => median([])).toThrow(RangeError);
+  });
+
+  it('times short finalists over more runs, within bounds', () => {
+    // 2 ms of runs, 5 to 30 of them.
+    expect(tuneReps(0.015, 5, 30, 2)).toBe(30);
+    expect(tuneReps(0.2, 5, 30, 2)).toBe(10);
+    expect(tuneReps(0.19, 5, 30, 2)).toBe(11);
+    expect(tuneReps(1, 5, 30, 2)).toBe(5);
+    expect(tuneReps(40, 5, 30, 2)).toBe(5);
+    expect(tuneReps(Number.POSITIVE_INFINITY, 5, 30, 2)).toBe(5);
+    expect(tuneReps(0, 5, 30, 2)).toBe(5);
+    expect(tuneReps(Number.NaN, 5, 30, 2)).toBe(5);
   });
 });

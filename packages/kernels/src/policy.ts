@@ -329,6 +329,56 @@ export function tuneGiveUpMs(fastestMs: number, ratio: number, marginMs: number)
   return Math.max(fastestMs * ratio, fastestMs + marginMs);
 }
 
+/** The median of a non-empty list (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError('median of an empty list');
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * How many runs autotune times a finalist over, each between its own pair of events: enough to
+ * fill about `windowMs` at `estimateMs` a run, at least `min` and at most `max` (`min` without
+ * an estimate).
+ */
+export function tuneReps(estimateMs: number, min: number, max: number, windowMs: number): number {
+  if (!(estimateMs > 0) || !Number.isFinite(estimateMs)) return min;
+  return Math.max(min, Math.min(max, Math.ceil(windowMs / estimateMs)));
+}
+
+/**
+ * Operand sets are rotated while one set's working set (x + w + y) is below this: 128 MiB, over
+ * twice the H200's 50 MB L2. The benchmark measures this way, and autotune ranks this way.
+ */
+export const ROTATE_BELOW_BYTES = 128 * 1024 * 1024;
+/** Never rotate among more operand sets than this. */
+export const MAX_ROTATION_SETS = 64;
+
+/**
+ * How many operand sets to rotate among so that consecutive runs do not find their operands in
+ * L2: 1 when one set is already at least `below`, else enough sets to cover it, at most
+ * {@link MAX_ROTATION_SETS}.
+ */
+export function rotationSets(workingSetBytes: number, below = ROTATE_BELOW_BYTES): number {
+  if (!(workingSetBytes > 0)) return 1;
+  if (workingSetBytes >= below) return 1;
+  return Math.min(MAX_ROTATION_SETS, Math.ceil(below / workingSetBytes));
+}
+
+/**
+ * Autotune's operand sets: {@link rotationSets}, with the sets beyond the first taking at most
+ * half of the device memory free now (`freeBytes`; no reading, no cap). A layer's operands are
+ * seldom in L2 when a network runs it (the layer before wrote others), so candidates timed on one
+ * set, warm in L2, were ranked by a speed they do not have: on the H200, autotune picked configs
+ * 1-20% slower than the heuristic's on layers under 128 MiB (session 6's bench).
+ */
+export function tuneRotationSets(setBytes: number, freeBytes?: number): number {
+  const wanted = rotationSets(setBytes);
+  if (freeBytes === undefined || !(setBytes > 0)) return wanted;
+  return Math.max(1, Math.min(wanted, 1 + Math.floor(freeBytes / 2 / setBytes)));
+}
+
 /**
  * Host bytes of random but finite values for a scratch buffer (autotune): f32/f64 in [-1, 1),
  * f16 and bf16 with magnitudes in [0.25, 1).

@@ -117,6 +117,8 @@ export interface DeviceLike {
 export interface OwnedBuffer extends DeviceSlice {
   dispose(): void;
   uploadSync(src: ArrayBufferView, byteOffset?: number): void;
+  /** Queue a copy of all of `src` (same device) to the start of this buffer. */
+  copyFrom(src: DeviceSlice, stream: StreamLike): void;
 }
 export interface TimingEvent {
   record(stream: StreamLike): void;
@@ -159,7 +161,7 @@ interface DriverSys {
     alloc(byteLength: number, opts?: { device?: DeviceLike; stream?: StreamLike }): OwnedBuffer;
   };
   Event: {
-    create(device?: DeviceLike, opts?: { timing?: boolean }): TimingEvent;
+    create(device?: DeviceLike, opts?: { timing?: boolean; blockingSync?: boolean }): TimingEvent;
     elapsedMs(start: TimingEvent, end: TimingEvent): number;
   };
 }

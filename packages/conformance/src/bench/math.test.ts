@@ -7,12 +7,8 @@ import {
   elementBytes,
   geomean,
   layoutsFor,
-  MAX_ROTATION_SETS,
-  median,
   outputDims,
-  ROTATE_BELOW_BYTES,
   rooflineFloorMs,
-  rotationSets,
   rowId,
   tensorElements,
   tflopsOf,
@@ -67,20 +63,6 @@ describe('problem sizes', () => {
   });
 });
 
-describe('rotation', () => {
-  it('rotates small working sets until they cover 128 MiB, capped', () => {
-    expect(ROTATE_BELOW_BYTES).toBe(128 * 1024 * 1024);
-    expect(rotationSets(ROTATE_BELOW_BYTES)).toBe(1);
-    expect(rotationSets(ROTATE_BELOW_BYTES * 3)).toBe(1);
-    expect(rotationSets(ROTATE_BELOW_BYTES - 1)).toBe(2);
-    expect(rotationSets(32 * 1024 * 1024)).toBe(4);
-    expect(rotationSets(33 * 1024 * 1024)).toBe(4);
-    expect(rotationSets(1000)).toBe(MAX_ROTATION_SETS);
-    expect(rotationSets(0)).toBe(1);
-    expect(rotationSets(100, 1000)).toBe(10);
-  });
-});
-
 describe('roofline', () => {
   it('takes the larger of the compute and memory times', () => {
     // 1 TFLOP at 1 PFLOP/s = 1 ms; 1 GB at 4 TB/s = 0.25 ms.
@@ -101,13 +83,6 @@ describe('roofline', () => {
 });
 
 describe('statistics', () => {
-  it('median of odd and even lists, without mutating the input', () => {
-    const values = [5, 1, 3];
-    expect(median(values)).toBe(3);
-    expect(values).toEqual([5, 1, 3]);
-    expect(median([4, 1, 3, 2])).toBe(2.5);
-    expect(() => median([])).toThrow(RangeError);
-  });
   it('geometric mean ignores non-positive and non-finite values', () => {
     expect(geomean([2, 8])).toBeCloseTo(4, 12);
     expect(geomean([0.5, 2, 1])).toBeCloseTo(1, 12);

@@ -3,10 +3,9 @@
  */
 import type { BenchCase, BenchDtype, BenchLayout, BenchPass, BenchRowKey } from './types.js';
 
-/** Rotate input sets while one set's working set is below this: 128 MiB, > 2× the H200's 50 MB L2. */
-export const ROTATE_BELOW_BYTES = 128 * 1024 * 1024;
-/** Never rotate among more sets than this. */
-export const MAX_ROTATION_SETS = 64;
+// The rotation rule and the median are the library's: autotune ranks candidates the way the bench
+// times them.
+export { MAX_ROTATION_SETS, median, ROTATE_BELOW_BYTES, rotationSets } from '@baracuda/kernels';
 
 /** Bytes per element of a bench dtype (tf32 is f32 storage). */
 export function elementBytes(dtype: BenchDtype): number {
@@ -75,17 +74,6 @@ export function convBytes(c: BenchCase, dtype: BenchDtype): number {
   return (t.x + t.w + t.y) * elementBytes(dtype);
 }
 
-/**
- * How many input/output sets to rotate among so that consecutive repetitions do not hit in L2:
- * 1 when one set is already ≥ `ROTATE_BELOW_BYTES`, else enough sets to cover it, at most
- * `MAX_ROTATION_SETS`.
- */
-export function rotationSets(workingSetBytes: number, below = ROTATE_BELOW_BYTES): number {
-  if (!(workingSetBytes > 0)) return 1;
-  if (workingSetBytes >= below) return 1;
-  return Math.min(MAX_ROTATION_SETS, Math.ceil(below / workingSetBytes));
-}
-
 /** TFLOP/s of a pass that took `ms`. */
 export function tflopsOf(flops: number, ms: number): number {
   return flops / (ms * 1e-3) / 1e12;
@@ -106,14 +94,6 @@ export function rooflineFloorMs(
   if (bytesPerS && bytesPerS > 0) terms.push(bytes / bytesPerS);
   if (terms.length === 0) return null;
   return Math.max(...terms) * 1e3;
-}
-
-/** Median of a non-empty list (the mean of the two middle values for an even count). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new RangeError('median of an empty list');
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Geometric mean of positive finite values; null for an empty list. */

@@ -15,6 +15,10 @@
  * config the caller builds (an engine by global index, knob choices) finalizes when it equals a
  * scripted config (it then has that config's workspace) or when every choice lies in its engine's
  * scripted ranges; otherwise finalizing it returns CUDNN_STATUS_NOT_SUPPORTED.
+ *
+ * FAKE_CUDNN_EXECUTE_LOG (read at each call), when set, names a file to which each
+ * cudnnBackendExecute appends a line: the variant pack's data pointers, in hex, separated by
+ * spaces.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -77,6 +81,9 @@ typedef struct {
   /* A knob info descriptor the fake filled. */
   int64_t info_min, info_max, info_stride;
   int has_info;
+  /* A variant pack's data pointers (FAKE_CUDNN_EXECUTE_LOG). */
+  uint64_t data_pointers[8];
+  int64_t data_pointer_count;
 } backend_t;
 
 typedef struct {
@@ -114,6 +121,7 @@ enum {
   ATTR_EXECUTION_PLAN_WORKSPACE_SIZE = 402,
   ATTR_KNOB_CHOICE_KNOB_TYPE = 600,
   ATTR_KNOB_CHOICE_KNOB_VALUE = 601,
+  ATTR_VARIANT_PACK_DATA_POINTERS = 1001,
   ATTR_KNOB_INFO_TYPE = 1200,
   ATTR_KNOB_INFO_MAXIMUM_VALUE = 1201,
   ATTR_KNOB_INFO_MINIMUM_VALUE = 1202,
@@ -365,6 +373,10 @@ status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, co
   desc->attr_type = type;
   desc->attr_count = count;
   if (bytes) memcpy(desc->attr_bytes, data, bytes);
+  if (name == ATTR_VARIANT_PACK_DATA_POINTERS && count <= 8) {
+    memcpy(desc->data_pointers, data, bytes);
+    desc->data_pointer_count = count;
+  }
   /* Kept apart from the stored attribute, which the next set overwrites. */
   const backend_t *first = (type == 15 && count >= 1) ? ((backend_t *const *)data)[0] : NULL;
   if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_ENGINE_CONFIG && first) {
@@ -545,8 +557,18 @@ status_t cudnnBackendGetAttribute(void *p, int name, int type, int64_t requested
 }
 
 status_t cudnnBackendExecute(void *handle, void *plan, void *pack) {
+  const backend_t *vp = pack;
   log_call("cudnnBackendExecute #%d #%d #%d", ((handle_t *)handle)->id, ((backend_t *)plan)->id,
-           ((backend_t *)pack)->id);
+           vp->id);
+  const char *path = getenv("FAKE_CUDNN_EXECUTE_LOG");
+  FILE *f = (path && *path) ? fopen(path, "a") : NULL;
+  if (f) {
+    for (int64_t i = 0; i < vp->data_pointer_count; ++i) {
+      fprintf(f, i ? " %llx" : "%llx", (unsigned long long)vp->data_pointers[i]);
+    }
+    fputc('\n', f);
+    fclose(f);
+  }
   return 0;
 }
 
