@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-shared large large-via demo bench bench-pair
+# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-shared large large-via demo bench bench-pair ncu events
 #         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -61,6 +61,12 @@ for phase in "$@"; do
     bench) OUT="$LOGS" run bench 560 bash packages/conformance/scripts/device-bench.sh ${BENCH_ARGS:---quick both} ;;
     # Two comparisons at once, one per GPU of a two-GPU machine (BENCH_GPU0 / BENCH_GPU1: see bench-pair.sh).
     bench-pair) OUT="$LOGS" run bench-pair 560 bash scripts/device/bench-pair.sh ;;
+    # What the kind of timing event adds to one call, on both sides (PyTorch's cuDNN for ours too).
+    events)
+      BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run events-ours 120 $NODE .carry/kernels-event-overhead.mjs
+      run events-torch 120 python3 packages/conformance/bench/torch_event_overhead.py packages/conformance/suites/conv3d-suite.json pointwise:f32:ncdhw:bwData:3 dilated:bf16:ndhwc:bwFilter:2 ;;
+    # Nsight Compute on both sides of the rows in NCU_ROWS (see ncu-rows.sh).
+    ncu) OUT="$LOGS" run ncu 300 bash scripts/device/ncu-rows.sh ;;
     large-via) run large-via 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${VIA_DTYPES:-bf16} --layouts ncdhw --algos heuristic --no-extras --json "$LOGS/large-via.json" ${VIA_ARGS:-} ;;
     demo) run demo 120 $NODE .carry/cli.cjs demo ;;
     # The cuDNN 9.8-9.15 f16/bf16 defect: run what the errata table refuses, with the refusal lifted.

@@ -21,9 +21,10 @@
 # Everything is bounded so that `both` fits in ~8 minutes: our side stops starting new rows after
 # OURS_BUDGET_S seconds, PyTorch's after 80% of TORCH_TIMEOUT_S and is killed at TORCH_TIMEOUT_S.
 # Rows cut by a budget are marked "skipped (time budget ...)" in the outputs.
-# Knobs (environment, optional): OURS_BUDGET_S, TORCH_TIMEOUT_S, REPS, DTYPES, CASES, BENCH_GROUPS
+# Knobs (environment, optional): OURS_BUDGET_S, TORCH_TIMEOUT_S, REPS, WARMUP, DTYPES, CASES, BENCH_GROUPS
 # (--groups), ROUNDS (--rounds: above 1 the two sides take turns, and OURS_BUDGET_S bounds both),
-# ALGOS, PASSES, PYTHON, TORCH_CUDNN (path of torch's libcudnn.so.9), EXTRA_ARGS.
+# ALGOS, PASSES, PYTHON, TORCH_CUDNN (path of torch's libcudnn.so.9), EXTRA_ARGS, CLI (another
+# bundled CLI than .carry/cli.cjs, e.g. an older build for an A/B run).
 #
 # Outputs: $OUT/bench-system/ and $OUT/bench-torchcudnn/, each holding bench-<label>.{md,json,svg},
 # torch-job-<label>.json, torch-results-<label>.json, stdout.md (the table), progress.log and
@@ -44,6 +45,7 @@ NODE=/tmp/node
 [ -d "$NODE" ] && NODE="$NODE/bin/node"
 [ -x "$NODE" ] || NODE="$(command -v node || echo /tmp/node)"
 CARRY="$(pwd)/.carry"
+CLI="${CLI:-$CARRY/cli.cjs}"
 OUT="${OUT:-$(pwd)/out}"
 mkdir -p "$OUT"
 export BARACUDA_ADDON_DIR="$CARRY"
@@ -67,6 +69,7 @@ fi
 common=(bench --vs-torch --python "$PYTHON" --torch-script "$SCRIPT"
   --time-budget-s "$OURS_BUDGET_S" --torch-timeout-s "$TORCH_TIMEOUT_S" "${QUICK[@]}")
 [ -n "${REPS:-}" ] && common+=(--reps "$REPS")
+[ -n "${WARMUP:-}" ] && common+=(--warmup "$WARMUP")
 [ -n "${DTYPES:-}" ] && common+=(--dtypes "$DTYPES")
 [ -n "${CASES:-}" ] && common+=(--cases "$CASES")
 # BENCH_GROUPS, not GROUPS: bash keeps the user's group ids in GROUPS.
@@ -83,11 +86,11 @@ run_one() {
   local label="$1" dir="$OUT/bench-$1"
   mkdir -p "$dir"
   {
-    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $("$NODE" --version) $CARRY/cli.cjs ${common[*]} --label $label --out $dir"
+    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $("$NODE" --version) $CLI ${common[*]} --label $label --out $dir"
     echo "# BARACUDA_CUDNN_LIBRARY=${BARACUDA_CUDNN_LIBRARY:-(default search)} python=$PYTHON"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>/dev/null || true
   } | tee "$dir/bench.log"
-  "$NODE" --max-old-space-size=8192 "$CARRY/cli.cjs" "${common[@]}" --label "$label" --out "$dir" \
+  "$NODE" --max-old-space-size=8192 "$CLI" "${common[@]}" --label "$label" --out "$dir" \
     >"$dir/stdout.md" 2>"$dir/progress.log"
   local rc=$?
   cat "$dir/progress.log" "$dir/stdout.md" >>"$dir/bench.log"

@@ -1,0 +1,53 @@
+"""Run one benchmark row with PyTorch for a profiler (Nsight Compute) to read, as the benchmark sets
+PyTorch up (torch_conv3d_bench.TorchSide): warm-up calls outside any range, then the measured calls
+inside an NVTX range named "measure", for `ncu --nvtx --nvtx-include measure/`.
+
+Usage: python3 torch_profile_row.py SUITE.json CASE DTYPE LAYOUT PASS [CALLS]
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from torch_conv3d_bench import TorchSide, _case  # noqa: E402
+
+WARMUP = 5
+
+
+def main(argv):
+    if len(argv) not in (5, 6):
+        sys.stderr.write(__doc__)
+        return 2
+    suite_path, case_name, dtype, layout, pass_name = argv[:5]
+    calls = int(argv[5]) if len(argv) == 6 else 4
+    with open(suite_path) as f:
+        suite = json.load(f)
+    cases = [c for c in suite["cases"] if c.get("name") == case_name]
+    if not cases:
+        sys.stderr.write("no case %r in %s\n" % (case_name, suite_path))
+        return 2
+    case = dict(cases[0])
+    case.setdefault("groups", 1)
+    _case(case, case_name)
+    side = TorchSide()
+    if not side.available:
+        sys.stderr.write("; ".join(side.errors) + "\n")
+        return 1
+    side.set_tf32(dtype == "tf32")
+    torch = side.torch
+    call = side.make_call(case, pass_name, side.make_tensors(case, dtype, layout, 1))
+    for i in range(WARMUP):
+        call(i)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push("measure")
+    for i in range(calls):
+        call(WARMUP + i)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+    print("torch %s %s %s %s %s: %d calls profiled" % (torch.__version__, case_name, dtype, layout, pass_name, calls))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
