@@ -15,7 +15,8 @@
 // - `clvec` (NDHWC): consecutive threads take consecutive groups of up to 16 bytes of channels of
 //   one output position, so every tap's loads are coalesced across the channels; the filter is
 //   staged in shared memory, transposed to [tap][channel].
-// - `gathercl`: `gather` for NDHWC, one channel per thread, for filters too big for `clvec`.
+// - `gathercl`: `clvec` with one channel per thread reading the filter from global memory, for
+//   filters too big to stage in shared memory.
 // Accumulation is in f32 (f64 for f64). Each output is summed by one thread in a fixed order, so
 // results are deterministic. beta == 0 never reads the output (it may hold NaN).
 // Offsets are 64-bit; extents are 32-bit (Conv3dDescriptor checks they fit).
@@ -150,13 +151,11 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
   }
 }
 
-// One thread per output element (grid-stride). backward == 0: forward (in = x, out = y);
-// backward == 1: backward-data (in = dy, out = dx), summing the taps whose forward window hits
-// the element. in*/out* are this launch's operand extents; strides, pads and dilations are the
-// forward convolution's. CL: the operands are NDHWC and element e is (n, position, channel) with
-// the channel fastest; otherwise NCDHW, (n, channel, position). The filter is [C][kD][kH][kW]
-// in both (NDHWC's KDHWC filter with one channel per group is laid out the same).
-template <typename T, typename Acc, bool CL>
+// One thread per output element (grid-stride), NCDHW: element e is (n, channel, position).
+// backward == 0: forward (in = x, out = y); backward == 1: backward-data (in = dy, out = dx),
+// summing the taps whose forward window hits the element. in*/out* are this launch's operand
+// extents; strides, pads and dilations are the forward convolution's. The filter is [C][kD][kH][kW].
+template <typename T, typename Acc>
 __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __restrict__ w,
                                        T* __restrict__ out, i64 planes, int channels, int inD,
                                        int inH, int inW, int outD, int outH, int outW, int kD,
@@ -164,27 +163,15 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __rest
                                        int pW, int dD, int dH, int dW, int backward, Acc alpha,
                                        Acc beta) {
   const i64 outPlane = (i64)outD * outH * outW;
+  const i64 inPlane = (i64)inD * inH * inW;
   const i64 total = planes * outPlane;
   const int nTaps = kD * kH * kW;
   for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total;
        e += (i64)gridDim.x * blockDim.x) {
-    const i64 inPlane = (i64)inD * inH * inW;
-    i64 rest;
-    int c;
-    const T* src;
-    if (CL) {
-      const i64 pixel = e / channels;  // n * outPlane + position
-      c = (int)(e - pixel * channels);
-      const i64 n = pixel / outPlane;
-      rest = pixel - n * outPlane;
-      src = in + n * inPlane * channels + c;
-    } else {
-      const i64 plane = e / outPlane;
-      rest = e - plane * outPlane;
-      c = (int)(plane % channels);
-      src = in + plane * inPlane;
-    }
-    const i64 step = CL ? channels : 1;  // elements between neighbouring positions
+    const i64 plane = e / outPlane;
+    i64 rest = e - plane * outPlane;
+    const int c = (int)(plane % channels);
+    const T* src = in + plane * inPlane;
     const int o0 = (int)(rest / ((i64)outH * outW));
     rest -= (i64)o0 * outH * outW;
     const int o1 = (int)(rest / outW);
@@ -200,8 +187,7 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __rest
         for (int kw = 0; kw < kW; kw++) {
           const int cc = reach(o2, kw, sW, pW, dW, backward, inW);
           if (cc < 0) continue;
-          acc += toAcc(src[(((i64)a * inH + b) * inW + cc) * step]) *
-                 toAcc(taps[(kd * kH + kh) * kW + kw]);
+          acc += toAcc(src[((i64)a * inH + b) * inW + cc]) * toAcc(taps[(kd * kH + kh) * kW + kw]);
         }
       }
     }
@@ -209,19 +195,21 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __rest
   }
 }
 
-// `gather` in NDHWC with `V` channels per thread and the filter staged in shared memory,
-// transposed to [tap][channel] in the accumulator type: each tap is one V-wide load of the input
-// (16 bytes when V * sizeof(T) is 16) and V reads of shared memory. Needs channels % V == 0; the
-// vector loads also need `in` aligned to V * sizeof(T) bytes, else each thread loads one channel
-// at a time (the same for the whole launch). Grid-stride, so the filter is staged once per block.
+// `gather` in NDHWC with `V` channels per thread: each tap is one V-wide load of the input (16
+// bytes when V * sizeof(T) is 16). STAGED: the filter was staged in shared memory, transposed to
+// [tap][channel] in the accumulator type (`wt`), and each tap is V reads of it; otherwise each tap
+// reads the filter [C][kD][kH][kW] from global memory (`w`). Needs channels % V == 0; the vector
+// loads also need `in` aligned to V * sizeof(T) bytes, else each thread loads one channel at a
+// time (the same for the whole launch). Grid-stride, so the filter is staged once per block.
 template <typename T, int V>
 struct __align__(sizeof(T) * V) Pack {
   T v[V];
 };
 
-template <typename T, typename Acc, int V>
+template <typename T, typename Acc, int V, bool STAGED>
 __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __restrict__ wt,
-                                      T* __restrict__ out, i64 batch, int channels, int inD,
+                                      const T* __restrict__ w, T* __restrict__ out, i64 batch,
+                                      int channels, int inD,
                                       int inH, int inW, int outD, int outH, int outW, int kD,
                                       int kH, int kW, int sD, int sH, int sW, int pD, int pH,
                                       int pW, int dD, int dH, int dW, int backward, Acc alpha,
@@ -229,6 +217,7 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
   const i64 outPlane = (i64)outD * outH * outW;
   const i64 inPlane = (i64)inD * inH * inW;
   const int vecs = channels / V;
+  const int nTaps = kD * kH * kW;
   const i64 total = batch * outPlane * vecs;
   const bool aligned = (reinterpret_cast<unsigned long long>(in) % (sizeof(T) * V)) == 0;
   for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total;
@@ -255,14 +244,19 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
           const int cc = reach(o2, kw, sW, pW, dW, backward, inW);
           if (cc < 0) continue;
           const T* at = src + (((i64)a * inH + b) * inW + cc) * channels;
-          const Acc* tap = wt + ((kd * kH + kh) * kW + kw) * channels + c0;
+          const int t = (kd * kH + kh) * kW + kw;
+          const Acc* tap = STAGED ? wt + t * channels + c0 : nullptr;
+          // Channel c0 + j's weight of tap t.
+          auto weight = [&](int j) -> Acc {
+            return STAGED ? tap[j] : toAcc(w[(i64)(c0 + j) * nTaps + t]);
+          };
           if (aligned) {
             const Pack<T, V> p = *reinterpret_cast<const Pack<T, V>*>(at);
 #pragma unroll
-            for (int j = 0; j < V; j++) acc[j] += toAcc(p.v[j]) * tap[j];
+            for (int j = 0; j < V; j++) acc[j] += toAcc(p.v[j]) * weight(j);
           } else {
 #pragma unroll
-            for (int j = 0; j < V; j++) acc[j] += toAcc(at[j]) * tap[j];
+            for (int j = 0; j < V; j++) acc[j] += toAcc(at[j]) * weight(j);
           }
         }
       }
@@ -302,17 +296,18 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
       const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
       int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
       int pD, int pH, int pW, int dD, int dH, int dW, int backward, ACC alpha, ACC beta) {     \
-    baracuda_depthwise::gather<T, ACC, false>(in, w, out, planes, channels, inD, inH, inW,     \
-                                              outD, outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, \
-                                              pW, dD, dH, dW, backward, alpha, beta);           \
+    baracuda_depthwise::gather<T, ACC>(in, w, out, planes, channels, inD, inH, inW, outD,      \
+                                       outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD, dH,  \
+                                       dW, backward, alpha, beta);                              \
   }                                                                                            \
   extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_gathercl_##SUFFIX(      \
       const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
       int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
       int pD, int pH, int pW, int dD, int dH, int dW, int backward, ACC alpha, ACC beta) {     \
-    baracuda_depthwise::gather<T, ACC, true>(in, w, out, planes, channels, inD, inH, inW,      \
-                                             outD, outH, outW, kD, kH, kW, sD, sH, sW, pD, pH,  \
-                                             pW, dD, dH, dW, backward, alpha, beta);            \
+    baracuda_depthwise::clvec<T, ACC, 1, false>(in, nullptr, w, out, planes / channels,        \
+                                                channels, inD, inH, inW, outD, outH, outW, kD, \
+                                                kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, dW,    \
+                                                backward, alpha, beta);                        \
   }
 
 // clvec: planes = N * C as for the other kernels; `vec` (V) is 1, 2, 4 or 8 and divides channels
@@ -331,9 +326,9 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
   }
 #define BARACUDA_CLVEC_CASE(T, ACC, V)                                                          \
   case V:                                                                                      \
-    baracuda_depthwise::clvec<T, ACC, V>(in, wt, out, batch, channels, inD, inH, inW, outD,    \
-                                         outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD,   \
-                                         dH, dW, backward, alpha, beta);                       \
+    baracuda_depthwise::clvec<T, ACC, V, true>(in, wt, w, out, batch, channels, inD, inH, inW,  \
+                                               outD, outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, \
+                                               pW, dD, dH, dW, backward, alpha, beta);           \
     break;
 
 BARACUDA_DEPTHWISE(f32, float, float)
