@@ -65,8 +65,9 @@ for phase in "$@"; do
     events)
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run events-ours 120 $NODE .carry/kernels-event-overhead.mjs
       run events-torch 120 python3 packages/conformance/bench/torch_event_overhead.py packages/conformance/suites/conv3d-suite.json pointwise:f32:ncdhw:bwData:3 dilated:bf16:ndhwc:bwFilter:2 ;;
-    # Nsight Compute on both sides of the rows in NCU_ROWS (see ncu-rows.sh).
-    ncu) OUT="$LOGS" run ncu 300 bash scripts/device/ncu-rows.sh ;;
+    # Nsight Compute on both sides of the rows in NCU_ROWS (see ncu-rows.sh), ours on PyTorch's
+    # cuDNN so that both sides pick from the same engines (run 32 ran ours on the system's 9.14.0).
+    ncu) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN OUT="$LOGS" run ncu 300 bash scripts/device/ncu-rows.sh ;;
     large-via) run large-via 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${VIA_DTYPES:-bf16} --layouts ncdhw --algos heuristic --no-extras --json "$LOGS/large-via.json" ${VIA_ARGS:-} ;;
     demo) run demo 120 $NODE .carry/cli.cjs demo ;;
     # The cuDNN 9.8-9.15 f16/bf16 defect: run what the errata table refuses, with the refusal lifted.
