@@ -233,6 +233,10 @@ describe.skipIf(!fake)('against a fake libcuda', () => {
     end.synchronizeSync();
     expect(end.query()).toBe(true);
     expect(Event.elapsedMs(start, end)).toBe(0.5);
+    expect([start.timing, start.blockingSync]).toEqual([true, true]);
+    const plain = Event.create(undefined, { blockingSync: false });
+    expect([plain.timing, plain.blockingSync]).toEqual([true, false]);
+    plain.dispose();
     const untimed = Event.create(undefined, { timing: false });
     expect(() => Event.elapsedMs(start, untimed)).toThrow(
       'Expected an Event created with timing: true for end but received an instance of Event',

@@ -13,6 +13,7 @@
  *   FAKE_CUDA_NO_MODULES     build time: an older driver without cuModuleLoadData,
  *                            cuModuleUnload, cuModuleGetFunction and cuLaunchKernel
  *   FAKE_CUDA_NO_LAUNCH      build time: modules load, but cuLaunchKernel is missing
+ *   FAKE_CUDA_EVENT_LOG      a file to which each cuEventCreate appends its flags, a line each
  *
  * Modules and kernels: cuModuleLoadData reads the image as a C string (as the
  * driver reads PTX) and keeps a copy; cuModuleGetFunction finds ".entry NAME"
@@ -28,6 +29,7 @@
  *   fake_fail    returns CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
  * Any other entry launches successfully and does nothing.
  */
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +141,12 @@ CUresult cuStreamWaitEvent(void* stream, void* event, unsigned int flags) {
   return 0;
 }
 CUresult cuEventCreate(void** event, unsigned int flags) {
-  (void)flags;
+  const char* path = getenv("FAKE_CUDA_EVENT_LOG");
+  FILE* log = (path && *path) ? fopen(path, "a") : NULL;
+  if (log) {
+    fprintf(log, "%u\n", flags);
+    fclose(log);
+  }
   *event = calloc(1, 16);
   return 0;
 }

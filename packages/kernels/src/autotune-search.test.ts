@@ -124,8 +124,11 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
 
     it('times every run on the next operand set, rotating past L2', async () => {
       const { Stream } = await import('@baracuda/driver');
-      const log = join(mkdtempSync(join(tmpdir(), 'baracuda-execute-log-')), 'execute.log');
+      const dir = mkdtempSync(join(tmpdir(), 'baracuda-execute-log-'));
+      const log = join(dir, 'execute.log');
+      const events = join(dir, 'events.log');
       process.env.FAKE_CUDNN_EXECUTE_LOG = log;
+      process.env.FAKE_CUDA_EVENT_LOG = events;
       const stream = Stream.create();
       try {
         const { plan, lines } = await tune(stream, newCache());
@@ -143,8 +146,14 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
           expect(new Set(runs.map((line) => line.split(' ')[k])).size).toBe(MAX_ROTATION_SETS);
         }
         for (let i = 1; i < operands.length; i++) expect(operands[i]).not.toBe(operands[i - 1]);
+        // The timing events are made as the bench's and torch.cuda.Event's are, without
+        // CU_EVENT_BLOCKING_SYNC (flags 0); the one waited on blocks and does not time (1 | 2).
+        const flags = readFileSync(events, 'utf8').trim().split('\n');
+        expect(flags.filter((f) => f === '0')).toHaveLength(60);
+        expect(flags.filter((f) => f !== '0')).toEqual(['3']);
       } finally {
         delete process.env.FAKE_CUDNN_EXECUTE_LOG;
+        delete process.env.FAKE_CUDA_EVENT_LOG;
         stream.dispose();
       }
     });
