@@ -512,13 +512,22 @@ function settleWorkspaceLimit(
 ): ResolvedPlanPreference {
   if (pref.maxWorkspaceBytes !== 'auto') return pref as ResolvedPlanPreference;
   const tensorBytes = (desc.xElements + desc.wElements + desc.yElements) * desc.elementBytes;
-  let free: number | undefined;
+  return Object.freeze({
+    ...pref,
+    maxWorkspaceBytes: autoWorkspaceLimit(tensorBytes, freeDeviceBytes(device)),
+  });
+}
+
+/**
+ * The device memory free now (`cuMemGetInfo`), or undefined where there is no reading: then no
+ * cap is derived from it, and an allocation that does not fit reports the shortage, typed.
+ */
+function freeDeviceBytes(device: DeviceLike): number | undefined {
   try {
-    free = device.memoryInfo?.().free;
+    return device.memoryInfo?.().free;
   } catch {
-    free = undefined; // no reading, no cap: the allocation itself reports a shortage, typed
+    return undefined;
   }
-  return Object.freeze({ ...pref, maxWorkspaceBytes: autoWorkspaceLimit(tensorBytes, free) });
 }
 
 function checkStream(value: unknown, name: string): StreamLike {
@@ -2116,13 +2125,7 @@ export class Conv3dPlan {
       });
       const sets = [operands(first)];
       const setBytes = (d.xElements + d.wElements + d.yElements) * this.#elementBytes;
-      let free: number | undefined;
-      try {
-        free = this.#device.memoryInfo?.().free;
-      } catch {
-        free = undefined;
-      }
-      const wanted = tuneRotationSets(setBytes, free);
+      const wanted = tuneRotationSets(setBytes, freeDeviceBytes(this.#device));
       try {
         while (sets.length < wanted) {
           const copies = first.map((src) => {
