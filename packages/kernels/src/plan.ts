@@ -468,6 +468,16 @@ function passName(pass: Conv3dPass): string {
   return pass === 'fw' ? 'forward' : pass === 'bwData' ? 'backward-data' : 'backward-filter';
 }
 
+/** One scalar attribute of a backend descriptor (INT64 unless `type` says), or null if cuDNN does not give it. */
+function getScalar(
+  d: BackendDescriptor,
+  name: number,
+  type: number = C.CUDNN_TYPE_INT64,
+): number | null {
+  const r = cudnn.cudnnBackendGetAttribute(d, name, type, 1);
+  return r.status === 0 ? Number((r.values as ArrayLike<number | bigint>)[0]) : null;
+}
+
 function isTensorRef(value: unknown): value is TensorRef {
   return typeof value === 'object' && value !== null && 'shape' in value && 'data' in value;
 }
@@ -1632,27 +1642,29 @@ export class Conv3dPlan {
     }
   }
 
+  /** An engine config's engine: a new descriptor for the caller to destroy; null if cuDNN does not say. */
+  #engineOf(cfg: BackendDescriptor): BackendDescriptor | null {
+    const engine = this.#createBackend(C.CUDNN_BACKEND_ENGINE_DESCRIPTOR, 'engine');
+    const r = cudnn.cudnnBackendGetAttribute(
+      cfg,
+      C.CUDNN_ATTR_ENGINECFG_ENGINE,
+      C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
+      1,
+      [engine],
+    );
+    if (r.status === 0) return engine;
+    this.#destroyBackend(engine);
+    return null;
+  }
+
   /** Engine index, knobs and numerical notes of an engine config. */
   #describeConfig(cfg: BackendDescriptor): EngineCandidate | null {
-    const engine = this.#createBackend(C.CUDNN_BACKEND_ENGINE_DESCRIPTOR, 'engine');
+    const engine = this.#engineOf(cfg);
+    if (engine === null) return null;
     const knobDescs: BackendDescriptor[] = [];
     try {
-      const e = cudnn.cudnnBackendGetAttribute(
-        cfg,
-        C.CUDNN_ATTR_ENGINECFG_ENGINE,
-        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
-        1,
-        [engine],
-      );
-      if (e.status !== 0) return null;
-      const idx = cudnn.cudnnBackendGetAttribute(
-        engine,
-        C.CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
-        C.CUDNN_TYPE_INT64,
-        1,
-      );
-      if (idx.status !== 0) return null;
-      const engineIndex = Number((idx.values as ArrayLike<number | bigint>)[0]);
+      const engineIndex = getScalar(engine, C.CUDNN_ATTR_ENGINE_GLOBAL_INDEX);
+      if (engineIndex === null) return null;
       const notesR = cudnn.cudnnBackendGetAttribute(
         engine,
         C.CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
@@ -1686,25 +1698,10 @@ export class Conv3dPlan {
       let r = ask(KNOB_SLOTS);
       if (r.status === 0 && Number(r.elementCount) > KNOB_SLOTS) r = ask(Number(r.elementCount));
       const got = r.status === 0 ? Math.min(knobDescs.length, Number(r.elementCount)) : 0;
-      for (let i = 0; i < got; i++) {
-        const t = cudnn.cudnnBackendGetAttribute(
-          knobDescs[i]!,
-          C.CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
-          C.CUDNN_TYPE_KNOB_TYPE,
-          1,
-        );
-        const v = cudnn.cudnnBackendGetAttribute(
-          knobDescs[i]!,
-          C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
-          C.CUDNN_TYPE_INT64,
-          1,
-        );
-        if (t.status === 0 && v.status === 0) {
-          knobs.push([
-            Number((t.values as ArrayLike<number | bigint>)[0]),
-            Number((v.values as ArrayLike<number | bigint>)[0]),
-          ]);
-        }
+      for (const choice of knobDescs.slice(0, got)) {
+        const t = getScalar(choice, C.CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, C.CUDNN_TYPE_KNOB_TYPE);
+        const v = getScalar(choice, C.CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE);
+        if (t !== null && v !== null) knobs.push([t, v]);
       }
       knobs.sort((a, b) => a[0] - b[0]);
       return { cfg, engineIndex, knobs, notes };
@@ -1716,21 +1713,10 @@ export class Conv3dPlan {
 
   /** The knob ranges of an engine config's engine ([] when cuDNN does not say). */
   #knobSpace(cfg: BackendDescriptor): KnobRange[] {
-    const engine = this.#createBackend(C.CUDNN_BACKEND_ENGINE_DESCRIPTOR, 'engine');
+    const engine = this.#engineOf(cfg);
+    if (engine === null) return [];
     const infos: BackendDescriptor[] = [];
-    const int64 = (d: BackendDescriptor, name: number): number | null => {
-      const r = cudnn.cudnnBackendGetAttribute(d, name, C.CUDNN_TYPE_INT64, 1);
-      return r.status === 0 ? Number((r.values as ArrayLike<number | bigint>)[0]) : null;
-    };
     try {
-      const e = cudnn.cudnnBackendGetAttribute(
-        cfg,
-        C.CUDNN_ATTR_ENGINECFG_ENGINE,
-        C.CUDNN_TYPE_BACKEND_DESCRIPTOR,
-        1,
-        [engine],
-      );
-      if (e.status !== 0) return [];
       for (let i = 0; i < KNOB_INFO_SLOTS; i++)
         infos.push(this.#createBackend(C.CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, 'knob info'));
       const r = cudnn.cudnnBackendGetAttribute(
@@ -1743,17 +1729,11 @@ export class Conv3dPlan {
       const got = r.status === 0 ? Math.min(infos.length, Number(r.elementCount)) : 0;
       const space: KnobRange[] = [];
       for (const info of infos.slice(0, got)) {
-        const t = cudnn.cudnnBackendGetAttribute(
-          info,
-          C.CUDNN_ATTR_KNOB_INFO_TYPE,
-          C.CUDNN_TYPE_KNOB_TYPE,
-          1,
-        );
-        const min = int64(info, C.CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE);
-        const max = int64(info, C.CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE);
-        const stride = int64(info, C.CUDNN_ATTR_KNOB_INFO_STRIDE);
-        if (t.status !== 0 || min === null || max === null || stride === null) continue;
-        const knob = Number((t.values as ArrayLike<number | bigint>)[0]);
+        const knob = getScalar(info, C.CUDNN_ATTR_KNOB_INFO_TYPE, C.CUDNN_TYPE_KNOB_TYPE);
+        const min = getScalar(info, C.CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE);
+        const max = getScalar(info, C.CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE);
+        const stride = getScalar(info, C.CUDNN_ATTR_KNOB_INFO_STRIDE);
+        if (knob === null || min === null || max === null || stride === null) continue;
         space.push({ knob, min, max, stride });
       }
       return space;
@@ -1890,14 +1870,9 @@ export class Conv3dPlan {
     )
       return fail();
     if (cudnn.cudnnBackendFinalize(plan) !== 0) return fail();
-    const ws = cudnn.cudnnBackendGetAttribute(
-      plan,
-      C.CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-      C.CUDNN_TYPE_INT64,
-      1,
-    );
-    if (ws.status !== 0) return fail();
-    return { plan, workspaceBytes: Number((ws.values as ArrayLike<number | bigint>)[0]) };
+    const workspaceBytes = getScalar(plan, C.CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE);
+    if (workspaceBytes === null) return fail();
+    return { plan, workspaceBytes };
   }
 
   #graphInfo(c: EngineCandidate, workspaceBytes: number): AlgorithmInfo {
