@@ -146,6 +146,15 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
           expect(new Set(runs.map((line) => line.split(' ')[k])).size).toBe(MAX_ROTATION_SETS);
         }
         for (let i = 1; i < operands.length; i++) expect(operands[i]).not.toBe(operands[i - 1]);
+        // A candidate's variant pack for a set is made once, however often the candidate is timed.
+        const packs = new Map<string, Set<string>>();
+        for (const line of runs) {
+          const [x, , , plan, pack] = line.split(' ');
+          const key = `${plan} ${x}`;
+          packs.set(key, (packs.get(key) ?? new Set()).add(pack!));
+        }
+        expect([...packs.values()].filter((ids) => ids.size > 1)).toEqual([]);
+        expect(runs.length).toBeGreaterThan(packs.size);
         // The timing events are made as the bench's and torch.cuda.Event's are, without
         // CU_EVENT_BLOCKING_SYNC (flags 0); the one waited on blocks and does not time (1 | 2).
         const flags = readFileSync(events, 'utf8').trim().split('\n');

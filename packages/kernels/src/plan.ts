@@ -418,10 +418,6 @@ const TUNE_SEARCH_PASSES = 3;
 const TUNE_SEARCH_BUDGET_MS = 1500;
 /** Autotune's knob search: a config whose first time is within this factor of the leader's is timed again. */
 const TUNE_SEARCH_KEEP_RATIO = 1.1;
-/** How many runs a finalist that took `estimateMs` a run is timed over (see {@link tuneReps}). */
-function finalistReps(estimateMs: number): number {
-  return tuneReps(estimateMs, TUNE_REPS, TUNE_MAX_REPS, TUNE_WINDOW_MS);
-}
 /** Knob-info slots asked of an engine (cuDNN 9 has 37 knob types). */
 const KNOB_INFO_SLOTS = 40;
 /**
@@ -432,13 +428,18 @@ const TUNE_GIVE_UP_RATIO = 4;
 /** Autotune: see {@link TUNE_GIVE_UP_RATIO}. */
 const TUNE_GIVE_UP_MARGIN_MS = 10;
 
-/** @internal What autotune times on: random operands, two events and a growable workspace. */
+/** How many runs a finalist that took `estimateMs` a run is timed over (see {@link tuneReps}). */
+function finalistReps(estimateMs: number): number {
+  return tuneReps(estimateMs, TUNE_REPS, TUNE_MAX_REPS, TUNE_WINDOW_MS);
+}
+
 /** One set of autotune's operands. */
 interface TuneOperands {
   readonly x: bigint;
   readonly w: bigint;
   readonly y: bigint;
 }
+/** What autotune times on: random operands, timing events and a growable workspace. */
 interface TuneBench {
   /**
    * Operand sets with the same values, taken in turn run after run (see {@link tuneRotationSets}),
@@ -455,6 +456,8 @@ interface TuneBench {
   readonly events: readonly TimingEvent[];
   /** Recorded after the runs and waited on: a blocking-sync event, so the wait sleeps. */
   readonly fence: TimingEvent;
+  /** Bytes of one set (x + w + y). */
+  readonly setBytes: number;
   workspace(bytes: number): bigint;
   dispose(): void;
 }
@@ -2026,10 +2029,9 @@ export class Conv3dPlan {
       this.#tuneFailed(pass, error);
       return;
     }
-    const setBytes = (d.xElements + d.wElements + d.yElements) * this.#elementBytes;
     const sets = bench.sets.length;
     progress(
-      `${d.describe()} ${pass}: timing on ${sets} operand set${sets > 1 ? 's' : ''} of ${mib(setBytes)}${sets > 1 ? ', rotated run by run past L2' : ''}`,
+      `${d.describe()} ${pass}: timing on ${sets} operand set${sets > 1 ? 's' : ''} of ${mib(bench.setBytes)}${sets > 1 ? ', rotated run by run past L2' : ''}`,
     );
     try {
       let entry = yield* this.#tuneNative(pass, bench, progress);
@@ -2129,6 +2131,7 @@ export class Conv3dPlan {
         nextSet: () => next++ % sets.length,
         events,
         fence,
+        setBytes,
         workspace: (bytes: number) => {
           if (bytes === 0) return 0n;
           if (ws !== null && ws.byteLength >= bytes) return ws.devicePtr;
@@ -2280,6 +2283,12 @@ export class Conv3dPlan {
     const shared = this.#res.handle!;
     bindStream(shared, this.#stream.raw, this.#problem);
     const timings: number[] = built.map(() => Number.POSITIVE_INFINITY);
+    /** Each timed candidate's variant packs, one per operand set, and the workspace they name. */
+    const packsOf = new Map<number, { workspace: bigint; packs: BackendDescriptor[] }>();
+    const dropPacks = (i: number) => {
+      for (const vp of packsOf.get(i)?.packs ?? []) this.#destroyBackend(vp);
+      packsOf.delete(i);
+    };
     const timeCandidate = function* (
       this: Conv3dPlan,
       i: number,
@@ -2288,17 +2297,21 @@ export class Conv3dPlan {
     ): Generator<TimingEvent, number, void> {
       const b = built[i]!;
       const workspace = bench.workspace(b.workspaceBytes);
-      // Every set's variant pack is made before the runs: made between them, it would hold the
-      // GPU up and be timed.
-      const packs: BackendDescriptor[] = [];
-      try {
-        for (const { x, w, y } of bench.sets) packs.push(this.#variantPack(x, w, y, workspace));
-        const run = (set: number) =>
-          cudnn.cudnnBackendExecute(shared.handle, b.plan, packs[set]!) === 0;
-        return yield* this.#timeRuns(bench, run, reps, giveUpMs);
-      } finally {
-        for (const vp of packs) this.#destroyBackend(vp);
+      // Every set's variant pack is made before the runs (made between them, it would hold the GPU
+      // up and be timed), once per candidate and workspace: a candidate is timed several times.
+      let made = packsOf.get(i);
+      if (made === undefined || made.workspace !== workspace) {
+        dropPacks(i);
+        made = { workspace, packs: [] };
+        packsOf.set(i, made);
+        for (const { x, w, y } of bench.sets) {
+          made.packs.push(this.#variantPack(x, w, y, workspace));
+        }
       }
+      const packs = made.packs;
+      const run = (set: number) =>
+        cudnn.cudnnBackendExecute(shared.handle, b.plan, packs[set]!) === 0;
+      return yield* this.#timeRuns(bench, run, reps, giveUpMs);
     };
     try {
       for (let i = 0; i < built.length; i++) {
@@ -2396,6 +2409,8 @@ export class Conv3dPlan {
       }
       for (const p of parts) this.#destroyBackend(p);
       throw error;
+    } finally {
+      for (const i of [...packsOf.keys()]) dropPacks(i);
     }
     let best = -1;
     for (let i = 0; i < built.length; i++) {

@@ -17,8 +17,8 @@
  * scripted ranges; otherwise finalizing it returns CUDNN_STATUS_NOT_SUPPORTED.
  *
  * FAKE_CUDNN_EXECUTE_LOG (read at each call), when set, names a file to which each
- * cudnnBackendExecute appends a line: the variant pack's data pointers, in hex, separated by
- * spaces.
+ * cudnnBackendExecute appends a line: the variant pack's data pointers, in hex, then the ids of
+ * the execution plan and the variant pack (`#N`), separated by spaces.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -566,7 +566,7 @@ status_t cudnnBackendExecute(void *handle, void *plan, void *pack) {
     for (int64_t i = 0; i < vp->data_pointer_count; ++i) {
       fprintf(f, i ? " %llx" : "%llx", (unsigned long long)vp->data_pointers[i]);
     }
-    fputc('\n', f);
+    fprintf(f, " #%d #%d\n", ((backend_t *)plan)->id, vp->id);
     fclose(f);
   }
   return 0;
