@@ -121,6 +121,17 @@ def group_rows(rows):
     return groups
 
 
+def suite_case(suite_path, name):
+    """One case of a suite file in the shared format (groups defaults to 1), checked as a job's are."""
+    with open(suite_path) as f:
+        cases = [c for c in json.load(f)["cases"] if c.get("name") == name]
+    if not cases:
+        raise JobError("no case %r in %s" % (name, suite_path))
+    case = dict(cases[0])
+    case.setdefault("groups", 1)
+    return _case(case, name)
+
+
 def output_dims(case):
     return [
         (case["in"][i] + 2 * case["pad"][i] - case["dil"][i] * (case["k"][i] - 1) - 1) // case["stride"][i] + 1

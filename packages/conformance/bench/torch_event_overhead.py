@@ -5,14 +5,13 @@ each the median of REPS calls, in µs. PyTorch is set up as the benchmark sets i
 
 Usage: python3 torch_event_overhead.py SUITE.json CASE:DTYPE:LAYOUT:PASS:SETS ...
 """
-import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from torch_conv3d_bench import TorchSide, _case  # noqa: E402
+from torch_conv3d_bench import TorchSide, suite_case  # noqa: E402
 
 REPS = 200
 ROUNDS = 5
@@ -48,8 +47,6 @@ def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
-    with open(argv[0]) as f:
-        suite = {c["name"]: c for c in json.load(f)["cases"]}
     side = TorchSide()
     if not side.available:
         sys.stderr.write("; ".join(side.errors) + "\n")
@@ -57,9 +54,7 @@ def main(argv):
     torch = side.torch
     for spec in argv[1:]:
         name, dtype, layout, pass_name, sets = spec.split(":")
-        case = dict(suite[name])
-        case.setdefault("groups", 1)
-        _case(case, name)
+        case = suite_case(argv[0], name)
         side.set_tf32(dtype == "tf32")
         call = side.make_call(case, pass_name, side.make_tensors(case, dtype, layout, int(sets)))
         results = {"nonblocking": [], "blocking": [], "loop": []}

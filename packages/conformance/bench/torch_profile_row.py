@@ -4,13 +4,12 @@ inside an NVTX range named "measure", for `ncu --nvtx --nvtx-include measure/`.
 
 Usage: python3 torch_profile_row.py SUITE.json CASE DTYPE LAYOUT PASS [CALLS]
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from torch_conv3d_bench import TorchSide, _case  # noqa: E402
+from torch_conv3d_bench import JobError, TorchSide, suite_case  # noqa: E402
 
 WARMUP = 5
 
@@ -21,15 +20,11 @@ def main(argv):
         return 2
     suite_path, case_name, dtype, layout, pass_name = argv[:5]
     calls = int(argv[5]) if len(argv) == 6 else 4
-    with open(suite_path) as f:
-        suite = json.load(f)
-    cases = [c for c in suite["cases"] if c.get("name") == case_name]
-    if not cases:
-        sys.stderr.write("no case %r in %s\n" % (case_name, suite_path))
+    try:
+        case = suite_case(suite_path, case_name)
+    except JobError as error:
+        sys.stderr.write("%s\n" % error)
         return 2
-    case = dict(cases[0])
-    case.setdefault("groups", 1)
-    _case(case, case_name)
     side = TorchSide()
     if not side.available:
         sys.stderr.write("; ".join(side.errors) + "\n")

@@ -7,7 +7,7 @@
 // torch.cuda.Event makes them), and a loop of calls between one pair; in alternating rounds, each
 // the median of REPS calls. Also an empty pair of events of each kind, nothing between them.
 import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
-import { Conv3dDescriptor, Conv3dPlan } from '../dist/index.js';
+import { Conv3dDescriptor, Conv3dPlan, median } from '../dist/index.js';
 
 const REPS = 200;
 const ROUNDS = 5;
@@ -61,12 +61,6 @@ function randomBuffer(element, elements) {
   const buffer = DeviceBuffer.alloc(bytes.byteLength, { stream });
   buffer.uploadSync(bytes);
   return buffer;
-}
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 async function perCall(events, call) {

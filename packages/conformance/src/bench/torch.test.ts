@@ -253,6 +253,31 @@ describe.skipIf(!python)('torch_conv3d_bench.py --check-job (needs python3, not 
     expect(toFileCase(SMALL).c_in).toBe(16);
   });
 
+  it('torch_profile_row.py takes a suite case checked as a job case, and names what is wrong', () => {
+    const profile = path.join(path.dirname(scriptPath), 'torch_profile_row.py');
+    const suitePath = path.join(dir, 'suite.json');
+    const good = { name: 'ok', n: 1, c_in: 2, c_out: 2, in: [2, 2, 2], k: [1, 1, 1] };
+    const bad = { ...good, name: 'bad', c_in: 0 };
+    const full = { pad: [0, 0, 0], stride: [1, 1, 1], dil: [1, 1, 1] };
+    writeFileSync(
+      suitePath,
+      JSON.stringify({
+        cases: [
+          { ...good, ...full },
+          { ...bad, ...full },
+        ],
+      }),
+    );
+    const profileRun = (name: string) =>
+      spawnSync('python3', [profile, suitePath, name, 'f32', 'ncdhw', 'fw'], { encoding: 'utf8' });
+    const missing = profileRun('nope');
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(`no case 'nope' in ${suitePath}\n`);
+    const wrong = profileRun('bad');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toBe('Expected a positive integer for bad.c_in but received 0\n');
+  });
+
   it('rejects a bad job naming the field', () => {
     const jobPath = path.join(dir, 'bad.json');
     const job = buildTorchJob(groups, { label: 'x', warmup: 1, reps: 2, timeBudgetS: 0 });
