@@ -1,4 +1,4 @@
-import { ElementKind } from '@baracuda/types';
+import { ElementKind, InvalidArgumentError } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { resolvePlanPreference } from './compat.js';
 import {
@@ -314,6 +314,21 @@ describe('operand rotation (the bench and autotune)', () => {
     expect(rotationSets(100, 1000)).toBe(10);
   });
 
+  it('rejects sizes that are not finite non-negative numbers, naming the argument', () => {
+    expect(() => rotationSets(-1)).toThrow(
+      'Expected a finite number >= 0 for workingSetBytes but received -1',
+    );
+    expect(() => rotationSets(Number.NaN)).toThrow(InvalidArgumentError);
+    expect(() => rotationSets('5' as unknown as number)).toThrow(InvalidArgumentError);
+    expect(() => rotationSets(100, 0)).toThrow(
+      'Expected a finite number >= 1 for below but received 0',
+    );
+    expect(() => tuneRotationSets(Number.POSITIVE_INFINITY)).toThrow(InvalidArgumentError);
+    expect(() => tuneRotationSets(100, -5)).toThrow(
+      'Expected a finite number >= 0 for freeBytes but received -5',
+    );
+  });
+
   it('gives autotune the same sets when memory allows, with the extra ones in half of free memory', () => {
     const MiB = 1024 * 1024;
     expect(tuneRotationSets(32 * MiB)).toBe(4);
@@ -334,7 +349,10 @@ describe('autotune statistics', () => {
     expect(median(values)).toBe(3);
     expect(values).toEqual([5, 1, 3]);
     expect(median([4, 1, 3, 2])).toBe(2.5);
-    expect(() => median([])).toThrow(RangeError);
+    expect(() => median([])).toThrow(
+      new InvalidArgumentError('values', 'a non-empty array of numbers', []),
+    );
+    expect(() => median('3' as unknown as number[])).toThrow(InvalidArgumentError);
   });
 
   it('times short finalists over more runs, within bounds', () => {

@@ -2,7 +2,7 @@
  * Pure selection policy: which engines and legacy algorithms a preference allows,
  * and what precision they give. No cuDNN calls here, so CI tests it.
  */
-import { ElementKind } from '@baracuda/types';
+import { ElementKind, expectFiniteNumber, InvalidArgumentError } from '@baracuda/types';
 import type { MathPrecision, ResolvedPlanPreference } from './compat.js';
 
 /** cudnnBackendNumericalNote_t names, in enum order (cuDNN 9 values 0..9). */
@@ -331,7 +331,9 @@ export function tuneGiveUpMs(fastestMs: number, ratio: number, marginMs: number)
 
 /** The median of a non-empty list (the mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new RangeError('median of an empty list');
+  if (!Array.isArray(values) || values.length === 0) {
+    throw new InvalidArgumentError('values', 'a non-empty array of numbers', values);
+  }
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -361,7 +363,9 @@ export const MAX_ROTATION_SETS = 64;
  * {@link MAX_ROTATION_SETS}.
  */
 export function rotationSets(workingSetBytes: number, below = ROTATE_BELOW_BYTES): number {
-  if (!(workingSetBytes > 0)) return 1;
+  expectFiniteNumber('workingSetBytes', workingSetBytes, { min: 0 });
+  expectFiniteNumber('below', below, { min: 1 });
+  if (workingSetBytes === 0) return 1;
   if (workingSetBytes >= below) return 1;
   return Math.min(MAX_ROTATION_SETS, Math.ceil(below / workingSetBytes));
 }
@@ -375,7 +379,8 @@ export function rotationSets(workingSetBytes: number, below = ROTATE_BELOW_BYTES
  */
 export function tuneRotationSets(setBytes: number, freeBytes?: number): number {
   const wanted = rotationSets(setBytes);
-  if (freeBytes === undefined || !(setBytes > 0)) return wanted;
+  if (freeBytes !== undefined) expectFiniteNumber('freeBytes', freeBytes, { min: 0 });
+  if (freeBytes === undefined || setBytes === 0) return wanted;
   return Math.max(1, Math.min(wanted, 1 + Math.floor(freeBytes / 2 / setBytes)));
 }
 

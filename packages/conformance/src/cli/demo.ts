@@ -1,5 +1,6 @@
 /** `demo`: one 3-D U-Net layer, forward and backward, timed and checked. */
 import { UnsupportedError } from '@baracuda/types';
+import { median } from '../bench/math.js';
 import { passShapes, referencePassAt, sampleIndices, toProblem } from '../check/conv.js';
 import { formatGpuInfo } from '../check/format.js';
 import type {
@@ -90,12 +91,6 @@ Options:
   --device <n>   CUDA device ordinal (default: 0)
   --cpu          run the CPU reference part only, even with a GPU
   -h, --help     this text`;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function describe(c: SuiteCase): string {
   return `n=${c.n} c=${c.cIn}→${c.cOut} in=${c.in.join('×')} k=${c.k.join('×')} pad=${c.pad.join(',')}`;
