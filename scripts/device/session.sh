@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-shared large large-via demo bench bench-pair ncu events
+# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-shared large large-via demo bench bench-pair ncu events pointwise-forms
 #         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -65,6 +65,8 @@ for phase in "$@"; do
     events)
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run events-ours 120 $NODE .carry/kernels-event-overhead.mjs
       run events-torch 120 python3 packages/conformance/bench/torch_event_overhead.py packages/conformance/suites/conv3d-suite.json pointwise:f32:ncdhw:bwData:3 dilated:bf16:ndhwc:bwFilter:2 ;;
+    # PyTorch's backward-data of a 1x1x1 layer written as a forward pass on the transposed filter.
+    pointwise-forms) run pointwise-forms 180 python3 packages/conformance/bench/torch_pointwise_forms.py packages/conformance/suites/conv3d-suite.json ${POINTWISE_FORMS:-pointwise:f32:ncdhw:2 pointwise:tf32:ncdhw:2 pointwise:f16:ncdhw:2 pointwise:bf16:ndhwc:2 pointwise:f64:ncdhw:2} ;;
     # Nsight Compute on both sides of the rows in NCU_ROWS (see ncu-rows.sh), ours on PyTorch's
     # cuDNN so that both sides pick from the same engines (run 32 ran ours on the system's 9.14.0).
     ncu) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN OUT="$LOGS" run ncu 300 bash scripts/device/ncu-rows.sh ;;

@@ -14,6 +14,9 @@
  *                            cuModuleUnload, cuModuleGetFunction and cuLaunchKernel
  *   FAKE_CUDA_NO_LAUNCH      build time: modules load, but cuLaunchKernel is missing
  *   FAKE_CUDA_EVENT_LOG      a file to which each cuEventCreate appends its flags, a line each
+ *   FAKE_CUDA_LAUNCH_MS      milliseconds each kernel launched between two events' records adds
+ *                            to their elapsed time (default 0; negative makes the runs that launch
+ *                            a kernel time faster than those that do not)
  *
  * Modules and kernels: cuModuleLoadData reads the image as a C string (as the
  * driver reads PTX) and keeps a copy; cuModuleGetFunction finds ".entry NAME"
@@ -140,6 +143,14 @@ CUresult cuStreamWaitEvent(void* stream, void* event, unsigned int flags) {
   (void)stream; (void)event; (void)flags;
   return 0;
 }
+/* Kernels launched so far (cuLaunchKernel), which an event notes when recorded. */
+static unsigned long long launches = 0;
+/* An event: how often it was recorded, and `launches` at its last record. */
+struct fake_event {
+  int records;
+  unsigned long long launches;
+};
+
 CUresult cuEventCreate(void** event, unsigned int flags) {
   const char* path = getenv("FAKE_CUDA_EVENT_LOG");
   FILE* log = (path && *path) ? fopen(path, "a") : NULL;
@@ -147,15 +158,26 @@ CUresult cuEventCreate(void** event, unsigned int flags) {
     fprintf(log, "%u\n", flags);
     fclose(log);
   }
-  *event = calloc(1, 16);
+  *event = calloc(1, sizeof(struct fake_event));
   return 0;
 }
 CUresult cuEventDestroy_v2(void* event) { free(event); return 0; }
-CUresult cuEventRecord(void* event, void* stream) { (void)stream; ((int*)event)[0] += 1; return 0; }
+CUresult cuEventRecord(void* event, void* stream) {
+  (void)stream;
+  struct fake_event* e = event;
+  e->records += 1;
+  e->launches = launches;
+  return 0;
+}
 CUresult cuEventQuery(void* event) { (void)event; return 0; }
 CUresult cuEventSynchronize(void* event) { (void)event; return 0; }
 CUresult cuEventElapsedTime_v2(float* ms, void* start, void* end) {
-  *ms = (float)(((int*)end)[0] - ((int*)start)[0]) * 0.5f;
+  const struct fake_event* s = start;
+  const struct fake_event* e = end;
+  const char* per_launch = getenv("FAKE_CUDA_LAUNCH_MS");
+  double launched = (double)(e->launches - s->launches);
+  *ms = (float)((e->records - s->records) * 0.5 +
+                (per_launch && *per_launch ? launched * atof(per_launch) : 0.0));
   return 0;
 }
 
@@ -320,6 +342,7 @@ CUresult cuLaunchKernel(void* function, unsigned int gx, unsigned int gy, unsign
   if (param_bytes > 0 && !params) return 1;
   const char* name = fn->name;
   if (strcmp(name, "fake_fail") == 0) return 701;
+  launches++;
   int writes = strcmp(name, "fake_record") == 0 || strcmp(name, "fake_image") == 0 ||
                strcmp(name, "fake_iota") == 0;
   if (!writes) return 0;

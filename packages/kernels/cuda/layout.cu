@@ -12,6 +12,9 @@
 // The grid is (tiles of one matrix, min(batch, 65535)); blocks loop over the batch by gridDim.y.
 // Indices are 64-bit: a matrix may exceed 2^32 elements.
 //
+// Also the filter of a stride-1 layer's backward-data run as a forward pass: transposed per group
+// and flipped in space (baracuda_flip_filter_b*, below).
+//
 // Regenerate src/layout-ptx.ts with `node scripts/gen-ptx.mjs` (needs nvcc); a test checks it is
 // current whenever nvcc is present.
 
@@ -94,6 +97,40 @@ __device__ __forceinline__ void transposePairs(const unsigned short* __restrict_
   }
 }
 
+// out = the filter W of a layer of `groups` groups (kg output and cg input channels a group,
+// `spatial` = T*R*S taps), transposed per group and flipped in space:
+//   NCDHW: W [g*kg + k][c][s]  ->  out [g*cg + c][k][spatial - 1 - s]
+//   NDHWC: W [g*kg + k][s][c]  ->  out [g*cg + c][spatial - 1 - s][k]
+// Reversing the flattened tap index reverses each of T, R and S. One thread an output element,
+// grid-stride; filters are small, so the reads need not be coalesced.
+template <typename T>
+__device__ __forceinline__ void flipFilter(const T* __restrict__ in, T* __restrict__ out,
+                                           unsigned long long kg, unsigned long long cg,
+                                           unsigned long long spatial, unsigned long long total,
+                                           unsigned long long ndhwc) {
+  const unsigned long long step = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long o = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       o < total; o += step) {
+    unsigned long long k, s, oc;
+    if (ndhwc) {
+      k = o % kg;
+      const unsigned long long t = o / kg;
+      s = t % spatial;
+      oc = t / spatial;
+    } else {
+      s = o % spatial;
+      const unsigned long long t = o / spatial;
+      k = t % kg;
+      oc = t / kg;
+    }
+    const unsigned long long g = oc / cg;
+    const unsigned long long c = oc - g * cg;
+    const unsigned long long flipped = spatial - 1 - s;
+    const unsigned long long row = g * kg + k;
+    out[o] = ndhwc ? in[(row * spatial + flipped) * cg + c] : in[(row * cg + c) * spatial + flipped];
+  }
+}
+
 }  // namespace baracuda_layout
 
 // Parameters, in this order and packed as in memory: in (pointer), out (pointer), rows (u64),
@@ -128,4 +165,29 @@ extern "C" __global__ void __launch_bounds__(baracuda_layout::kTile * baracuda_l
                              unsigned long long rows, unsigned long long cols,
                              unsigned long long tilesCols, unsigned long long batch) {
   baracuda_layout::transposePairs(in, out, rows, cols, tilesCols, batch);
+}
+
+// Parameters, packed: in (pointer), out (pointer), kg, cg, spatial, total (= groups * kg * cg *
+// spatial), ndhwc (0 or 1), all u64: 56 bytes. Grid: (min(ceil(total / 256), 65535), 1, 1);
+// block: (256, 1, 1).
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_flip_filter_b16(const unsigned short* in, unsigned short* out, unsigned long long kg,
+                             unsigned long long cg, unsigned long long spatial,
+                             unsigned long long total, unsigned long long ndhwc) {
+  baracuda_layout::flipFilter(in, out, kg, cg, spatial, total, ndhwc);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_flip_filter_b32(const unsigned int* in, unsigned int* out, unsigned long long kg,
+                             unsigned long long cg, unsigned long long spatial,
+                             unsigned long long total, unsigned long long ndhwc) {
+  baracuda_layout::flipFilter(in, out, kg, cg, spatial, total, ndhwc);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_flip_filter_b64(const unsigned long long* in, unsigned long long* out,
+                             unsigned long long kg, unsigned long long cg,
+                             unsigned long long spatial, unsigned long long total,
+                             unsigned long long ndhwc) {
+  baracuda_layout::flipFilter(in, out, kg, cg, spatial, total, ndhwc);
 }

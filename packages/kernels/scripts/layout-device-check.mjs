@@ -6,9 +6,10 @@
 // grid's 65535), fills the source with distinct random bit patterns, poisons the destination,
 // transposes on the GPU and compares every element with the CPU transpose. Then times the
 // transposes of c3d-conv2's operands (median of 30, CUDA events) against a device-to-device copy
-// of the same bytes. Exit code 1 on any mismatch.
+// of the same bytes. Then the filter flips (baracuda_flip_filter_*) of odd and grouped filters in
+// both layouts, likewise against the CPU's. Exit code 1 on any mismatch.
 import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
-import { LayoutKernels, transposeHost, usesPairs } from '../src/layout.ts';
+import { flipFilterHost, LayoutKernels, transposeHost, usesPairs } from '../src/layout.ts';
 
 const stream = Stream.create();
 const device = stream.device;
@@ -75,6 +76,47 @@ for (const { bytes, shape, offset } of runs) {
   }
 }
 
+// Filter flips: [groups * kg][cg][taps] (or [..][taps][cg]) → [groups * cg][kg][taps reversed].
+const flips = [
+  { groups: 1, kg: 1, cg: 1, spatial: 1 },
+  { groups: 1, kg: 64, cg: 256, spatial: 1 },
+  { groups: 1, kg: 128, cg: 64, spatial: 27 },
+  { groups: 8, kg: 16, cg: 16, spatial: 27 },
+  { groups: 3, kg: 5, cg: 7, spatial: 2 * 3 * 5 },
+  { groups: 192, kg: 1, cg: 1, spatial: 27 },
+  // More elements than 65535 blocks of 256 threads: the grid-stride loop.
+  { groups: 1, kg: 320, cg: 320, spatial: 175 },
+];
+for (const bytes of [2, 4, 8]) {
+  for (const f of flips) {
+    for (const layout of ['ncdhw', 'ndhwc']) {
+      const total = f.groups * f.kg * f.cg * f.spatial;
+      const flip = { kg: f.kg, cg: f.cg, spatial: f.spatial, total, layout };
+      const src = random(bytes, total);
+      const expected = flipFilterHost(src, new arrays[bytes](total), flip);
+      const a = DeviceBuffer.alloc(total * bytes);
+      const b = DeviceBuffer.alloc(total * bytes);
+      a.uploadSync(src);
+      b.memsetSync(0xff);
+      const ok = kernels.flipFilter(stream, a.devicePtr, b.devicePtr, flip, bytes);
+      stream.synchronizeSync();
+      const got = new arrays[bytes](total);
+      b.downloadSync(got);
+      let bad = 0;
+      for (let i = 0; i < total; i++) if (got[i] !== expected[i]) bad++;
+      const what = `flip b${bytes * 8} ${layout} groups=${f.groups} kg=${f.kg} cg=${f.cg} taps=${f.spatial}`;
+      if (!ok || bad > 0) {
+        failures++;
+        console.log(`FAIL ${what}: launched=${ok}, ${bad} of ${total} elements differ`);
+      } else {
+        console.log(`PASS ${what}: ${total} elements exact`);
+      }
+      a.dispose();
+      b.dispose();
+    }
+  }
+}
+
 // Speed on c3d-conv2 (n=8, c 64→128, 16×56×56), 2-byte elements.
 const start = Event.create(device, { timing: true });
 const end = Event.create(device, { timing: true });
@@ -110,6 +152,19 @@ for (const [what, shape] of [
     console.log(
       `TIME ${what} b${bytes * 8} (${((count * bytes) / 2 ** 20).toFixed(1)} MiB): transpose ${t.toFixed(4)} ms (${gbs(t)} GB/s), copy ${c.toFixed(4)} ms (${gbs(c)} GB/s)`,
     );
+    a.dispose();
+    b.dispose();
+  }
+}
+{
+  // c3d-conv2's filter (128×64×27) flipped, the step before its backward-data as a forward pass.
+  const flip = { kg: 128, cg: 64, spatial: 27, total: 128 * 64 * 27, layout: 'ncdhw' };
+  for (const bytes of [2, 4]) {
+    const a = DeviceBuffer.alloc(flip.total * bytes);
+    const b = DeviceBuffer.alloc(flip.total * bytes);
+    a.memsetSync(1);
+    const t = time(() => kernels.flipFilter(stream, a.devicePtr, b.devicePtr, flip, bytes));
+    console.log(`TIME c3d-conv2 w flip b${bytes * 8}: ${t.toFixed(4)} ms`);
     a.dispose();
     b.dispose();
   }

@@ -11,9 +11,11 @@ import { dirname, join } from 'node:path';
  * stale. 2: knob choices are recorded (version 1 files recorded none, so their entries named
  * every config of an engine) and there is no NDHWC-detour entry. 3: candidates are timed on
  * operand sets rotated past L2 (version 2 timed them on one set, warm in L2, and picked configs
- * that are slower where a layer's operands come from memory).
+ * that are slower where a layer's operands come from memory). 4: engine index -2, backward-data of
+ * a 1×1×1 layer run as a forward pass on the transposed filter (version 3 would read it as a cuDNN
+ * engine).
  */
-export const AUTOTUNE_CACHE_VERSION = 3;
+export const AUTOTUNE_CACHE_VERSION = 4;
 
 /** One tuned choice: the engine and its knob settings. */
 export interface AutotuneEntry {

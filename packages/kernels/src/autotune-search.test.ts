@@ -6,39 +6,14 @@
  * knob ranges, building configs by engine index and knob choices, timing them, caching the
  * winner, rebuilding it on a cache hit), not its timing, which only a GPU can show.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import { smallProblem, useFakeCudnn } from './fake-cudnn.test-helpers.js';
+import { smallProblem, useFakeCuda, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { MAX_ROTATION_SETS } from './policy.js';
 import type { StreamLike } from './sys.js';
-
-/** The driver package's fake libcuda, compiled; null where there is no C compiler. */
-function useFakeCuda(): string | null {
-  try {
-    const pkg = createRequire(import.meta.url).resolve('@baracuda/driver/package.json');
-    const library = join(
-      mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cuda-')),
-      'libcuda.so.1',
-    );
-    execFileSync('cc', [
-      '-shared',
-      '-fPIC',
-      '-O1',
-      '-o',
-      library,
-      join(dirname(pkg), 'test', 'fake-libcuda.c'),
-    ]);
-    process.env.BARACUDA_CUDA_DRIVER_LIBRARY = library;
-    return library;
-  } catch {
-    return null;
-  }
-}
 
 const fakeCudnn = useFakeCudnn();
 const fakeCuda = useFakeCuda();

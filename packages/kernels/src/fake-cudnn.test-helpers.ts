@@ -32,6 +32,29 @@ export function useFakeCudnn(): string | null {
   }
 }
 
+/** The driver package's fake libcuda, compiled; null where there is no C compiler. */
+export function useFakeCuda(): string | null {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('@baracuda/driver/package.json');
+    const library = join(
+      mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cuda-')),
+      'libcuda.so.1',
+    );
+    execFileSync('cc', [
+      '-shared',
+      '-fPIC',
+      '-O1',
+      '-o',
+      library,
+      join(dirname(pkg), 'test', 'fake-libcuda.c'),
+    ]);
+    process.env.BARACUDA_CUDA_DRIVER_LIBRARY = library;
+    return library;
+  } catch {
+    return null;
+  }
+}
+
 export const fakeDevice = {
   ordinal: 0,
   name: 'fake device',

@@ -2,6 +2,8 @@ import { ElementKind } from '@baracuda/types';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from './descriptor.js';
 import {
+  filterFlip,
+  flipFilterHost,
   LayoutKernels,
   layoutTransposes,
   type TransposeShape,
@@ -134,7 +136,48 @@ describe('LayoutKernels', () => {
     expect(v.getBigUint64(40, true)).toBe(3n);
   });
 
+  it('packs a filter flip as cuda/layout.cu declares it, one thread an element', () => {
+    const { loader, launches } = recordingLoader();
+    const k = LayoutKernels.forDevice({ ...device, ordinal: 4 }, loader);
+    if (k instanceof Error) throw k;
+    const stream = { raw: 0x77n };
+    const flip = { kg: 128, cg: 64, spatial: 27, total: 128 * 64 * 27, layout: 'ndhwc' as const };
+    for (const bytes of [2, 4, 8]) {
+      expect(k.flipFilter(stream, 0x1000n, 0x2000n, flip, bytes)).toBe(true);
+    }
+    expect(k.flipFilter(stream, 0x1000n, 0x2000n, flip, 1)).toBe(false);
+    expect(k.flipFilter(stream, 0x1000n, 0x2000n, { ...flip, total: 320 * 320 * 175 }, 4)).toBe(
+      true,
+    );
+    expect(launches.map((l) => l.name)).toEqual([
+      'baracuda_flip_filter_b16',
+      'baracuda_flip_filter_b32',
+      'baracuda_flip_filter_b64',
+      'baracuda_flip_filter_b32',
+    ]);
+    const l = launches[0]!;
+    expect([l.grid, l.block, l.shared]).toEqual([[864, 1, 1], [256, 1, 1], 0]);
+    // Past 65535 blocks, the grid stops there and the threads loop.
+    expect(launches[3]!.grid).toEqual([65535, 1, 1]);
+    const v = new DataView(l.params.buffer, l.params.byteOffset, l.params.byteLength);
+    expect(l.params.length).toBe(56);
+    expect([0, 8, 16, 24, 32, 40, 48].map((at) => v.getBigUint64(at, true))).toEqual([
+      0x1000n,
+      0x2000n,
+      128n,
+      64n,
+      27n,
+      BigInt(128 * 64 * 27),
+      1n,
+    ]);
+  });
+
   it('the PTX declares those kernels with that parameter block', () => {
+    for (const name of ['b16', 'b32', 'b64']) {
+      expect(ptxEntryParams(LAYOUT_PTX, `baracuda_flip_filter_${name}`), name).toEqual(
+        Array(7).fill('.u64'),
+      );
+    }
     for (const name of ['b16', 'b32', 'b64', 'b16x2']) {
       expect(ptxEntryParams(LAYOUT_PTX, `baracuda_transpose_${name}`), name).toEqual([
         '.u64',
@@ -146,4 +189,58 @@ describe('LayoutKernels', () => {
       ]);
     }
   });
+});
+
+describe('flipFilterHost', () => {
+  /** The flip by 5-D coordinates: out[g*cg + c][k][T-1-t][R-1-r][S-1-s] = W[g*kg + k][c][t][r][s]. */
+  function byCoordinates(desc: Conv3dDescriptor, w: Float64Array): Float64Array {
+    const g = desc.groups;
+    const kg = desc.cOut / g;
+    const cg = desc.cIn / g;
+    const [T, R, S] = [desc.dFilt, desc.hFilt, desc.wFilt];
+    const wStrides = desc.wStrides;
+    // The flipped filter is the forward problem's: [cIn, kg, T, R, S], in the same layout.
+    const flipped = Conv3dDescriptor.create({
+      batch: 1,
+      cIn: desc.cOut,
+      dIn: T,
+      hIn: R,
+      wIn: S,
+      cOut: desc.cIn,
+      dFilt: T,
+      hFilt: R,
+      wFilt: S,
+      element: desc.element,
+    })
+      .withGroups(g)
+      .withLayout(desc.layout);
+    const oStrides = flipped.wStrides;
+    const out = new Float64Array(w.length);
+    const at = (strides: readonly number[], i: number[]) =>
+      i.reduce((sum, v, d) => sum + v * strides[d]!, 0);
+    for (let group = 0; group < g; group++) {
+      for (let k = 0; k < kg; k++) {
+        for (let c = 0; c < cg; c++) {
+          for (let t = 0; t < T; t++) {
+            for (let r = 0; r < R; r++) {
+              for (let s = 0; s < S; s++) {
+                out[at(oStrides, [group * cg + c, k, T - 1 - t, R - 1 - r, S - 1 - s])] =
+                  w[at(wStrides, [group * kg + k, c, t, r, s])]!;
+              }
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  for (const desc of [ncdhw, ndhwc]) {
+    it(`transposes per group and flips every spatial axis (${desc.layout})`, () => {
+      const w = Float64Array.from({ length: desc.wElements }, (_, i) => i + 1);
+      const flip = filterFlip(desc);
+      expect(flip).toEqual({ kg: 2, cg: 3, spatial: 6, total: 72, layout: desc.layout });
+      expect(flipFilterHost(w, new Float64Array(w.length), flip)).toEqual(byCoordinates(desc, w));
+    });
+  }
 });

@@ -43,6 +43,65 @@ export function layoutTransposes(
   };
 }
 
+/**
+ * A filter transposed per group and flipped in space (cuda/layout.cu's baracuda_flip_filter_*):
+ * the filter of the forward problem that is a stride-1 layer's backward-data.
+ */
+export interface FilterFlip {
+  /** Output channels a group of the layer (input channels a group of the flipped filter). */
+  readonly kg: number;
+  /** Input channels a group of the layer. */
+  readonly cg: number;
+  /** Taps: T*R*S. */
+  readonly spatial: number;
+  /** Elements: groups * kg * cg * spatial. */
+  readonly total: number;
+  readonly layout: 'ncdhw' | 'ndhwc';
+}
+
+/** The flip of a layer's filter (see {@link FilterFlip}). */
+export function filterFlip(desc: Conv3dDescriptor): FilterFlip {
+  return {
+    kg: desc.cOut / desc.groups,
+    cg: desc.cIn / desc.groups,
+    spatial: desc.dFilt * desc.hFilt * desc.wFilt,
+    total: desc.wElements,
+    layout: desc.layout,
+  };
+}
+
+/** The CPU meaning of a filter flip, for tests (and the reference it is checked against). */
+export function flipFilterHost<T extends { length: number; [i: number]: number }>(
+  src: T,
+  out: T,
+  flip: FilterFlip,
+): T {
+  const { kg, cg, spatial, total } = flip;
+  for (let o = 0; o < total; o++) {
+    let k: number;
+    let s: number;
+    let oc: number;
+    if (flip.layout === 'ndhwc') {
+      k = o % kg;
+      s = Math.floor(o / kg) % spatial;
+      oc = Math.floor(o / (kg * spatial));
+    } else {
+      s = o % spatial;
+      k = Math.floor(o / spatial) % kg;
+      oc = Math.floor(o / (spatial * kg));
+    }
+    const g = Math.floor(oc / cg);
+    const c = oc % cg;
+    const row = g * kg + k;
+    const tap = spatial - 1 - s;
+    out[o] =
+      src[
+        flip.layout === 'ndhwc' ? (row * spatial + tap) * cg + c : (row * cg + c) * spatial + tap
+      ]!;
+  }
+  return out;
+}
+
 /** The CPU meaning of one transpose, for tests (and the reference it is checked against). */
 export function transposeHost<T extends { length: number; [i: number]: number }>(
   src: T,
@@ -67,6 +126,12 @@ const KERNEL_NAMES: Record<number, string> = {
   4: 'baracuda_transpose_b32',
   8: 'baracuda_transpose_b64',
 };
+const FLIP_KERNEL_NAMES: Record<number, string> = {
+  2: 'baracuda_flip_filter_b16',
+  4: 'baracuda_flip_filter_b32',
+  8: 'baracuda_flip_filter_b64',
+};
+const FLIP_BLOCK = 256;
 /** 2-byte elements moved in pairs (64×64 tiles): even rows and cols, 4-byte aligned pointers. */
 const PAIRS_KERNEL = 'baracuda_transpose_b16x2';
 
@@ -102,13 +167,48 @@ export function transposeGrid(
 export class LayoutKernels {
   readonly #functions: Record<number, KernelFunctionLike>;
   readonly #pairs: KernelFunctionLike;
+  readonly #flips: Record<number, KernelFunctionLike>;
   /** in, out, rows, cols, tilesCols, batch: six 8-byte parameters, as cuda/layout.cu declares. */
   readonly #params = new driver.KernelParams(48);
   readonly #block: [number, number, number] = [TILE, 8, 1];
 
-  private constructor(functions: Record<number, KernelFunctionLike>, pairs: KernelFunctionLike) {
+  /** in, out, kg, cg, spatial, total, ndhwc: seven 8-byte parameters. */
+  readonly #flipParams = new driver.KernelParams(56);
+
+  private constructor(
+    functions: Record<number, KernelFunctionLike>,
+    pairs: KernelFunctionLike,
+    flips: Record<number, KernelFunctionLike>,
+  ) {
     this.#functions = functions;
     this.#pairs = pairs;
+    this.#flips = flips;
+  }
+
+  /** Enqueue `dst = flip(src)` (see {@link FilterFlip}) on `stream`; false (nothing enqueued) when it cannot. */
+  flipFilter(
+    stream: StreamLike,
+    src: bigint,
+    dst: bigint,
+    flip: FilterFlip,
+    elementBytes: number,
+  ): boolean {
+    const fn = this.#flips[elementBytes];
+    if (fn === undefined) return false;
+    if (flip.total === 0) return true;
+    const params = this.#flipParams
+      .reset()
+      .ptr(src)
+      .ptr(dst)
+      .u64(flip.kg)
+      .u64(flip.cg)
+      .u64(flip.spatial)
+      .u64(flip.total)
+      .u64(flip.layout === 'ndhwc' ? 1 : 0)
+      .bytes();
+    const blocks = Math.min(Math.ceil(flip.total / FLIP_BLOCK), MAX_GRID_Y);
+    fn.launch(stream, [blocks, 1, 1], [FLIP_BLOCK, 1, 1], 0, params);
+    return true;
   }
 
   /** Enqueue `dst = transpose(src)` on `stream`; false (nothing enqueued) when it cannot. */
@@ -146,11 +246,18 @@ export class LayoutKernels {
    */
   static forDevice(device: DeviceLike, load?: ModuleLoader): LayoutKernels | Error {
     return perDevice(LayoutKernels.#perDevice, device, LAYOUT_PTX, load, (module) => {
-      const functions: Record<number, KernelFunctionLike> = {};
-      for (const [bytes, name] of Object.entries(KERNEL_NAMES)) {
-        functions[Number(bytes)] = module.getFunction(name);
-      }
-      return new LayoutKernels(functions, module.getFunction(PAIRS_KERNEL));
+      const named = (names: Record<number, string>) => {
+        const functions: Record<number, KernelFunctionLike> = {};
+        for (const [bytes, name] of Object.entries(names)) {
+          functions[Number(bytes)] = module.getFunction(name);
+        }
+        return functions;
+      };
+      return new LayoutKernels(
+        named(KERNEL_NAMES),
+        module.getFunction(PAIRS_KERNEL),
+        named(FLIP_KERNEL_NAMES),
+      );
     });
   }
 

@@ -35,7 +35,7 @@ import {
   depthwiseLaunch,
   depthwiseUnsupported,
 } from './depthwise.js';
-import { Conv3dDescriptor } from './descriptor.js';
+import { bwDataAsForward, Conv3dDescriptor } from './descriptor.js';
 import {
   type Erratum,
   errataFor,
@@ -45,6 +45,8 @@ import {
   ndhwcTransforms,
 } from './errata.js';
 import {
+  type FilterFlip,
+  filterFlip,
   LayoutKernels,
   layoutTransposes,
   type OperandTransposes,
@@ -139,6 +141,15 @@ export interface Conv3dPlanOptions {
    * comma-separated `$BARACUDA_IGNORE_ERRATA`, else `[]`.
    */
   ignoreErrata?: string[];
+  /**
+   * Backward-data of a stride-1 layer as the forward convolution of dy with the filter transposed
+   * per group and flipped in space (the flip runs on our kernel into plan-owned scratch before each
+   * call). `'tuned'` (the default): autotune times it against the backward-data engines and takes
+   * it when faster; heuristic plans do not use it. `'always'`: heuristic and autotuned plans use it
+   * wherever it applies (tests, or where it is known to be faster). `'never'`: it is not used. Not
+   * used by pinned plans. Defaults to `$BARACUDA_BWDATA_AS_FORWARD`, else `'tuned'`.
+   */
+  bwDataAsForward?: 'tuned' | 'always' | 'never';
 }
 
 /** A tensor argument: a TensorRef (checked for element, shape, strides and size) or a plain DeviceSlice (taken as dense in the descriptor's layout). */
@@ -289,6 +300,11 @@ function releaseResources(res: Resources): void {
 
 const registry = new FinalizationRegistry<Resources>((res) => releaseResources(res));
 
+/** What a pass run through another plan reports: that plan's choice, named as the way it runs. */
+function renamed(info: AlgorithmInfo, suffix: string): AlgorithmInfo {
+  return Object.freeze({ ...info, name: `${info.name} ${suffix}` });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-pass state.
 
@@ -322,6 +338,23 @@ interface NativePass {
 
 /** The autotune cache's engine index for our depthwise kernels (cuDNN's indices are ≥ 0). */
 const NATIVE_ENGINE_INDEX = -1;
+/** The autotune cache's engine index for backward-data run as a forward pass ({@link BwDataAsFw}). */
+const BWDATA_AS_FW_ENGINE_INDEX = -2;
+const BWDATA_AS_FW_SUFFIX = 'as forward on the flipped filter';
+
+/**
+ * @internal Backward-data of a stride-1 layer run as the forward pass of the problem
+ * {@link bwDataAsForward} gives: the filter transposed per group and flipped in space into
+ * plan-owned scratch, then that problem's own plan (sharing the handle) on (dy, flipped W) into
+ * dx. Autotune takes it when it times faster than every backward-data engine (PyTorch's cuDNN took
+ * 107.7 µs for the suite's pointwise f32 backward-data and 82.8 µs for the same as a forward pass,
+ * run 36).
+ */
+interface BwDataAsFw {
+  readonly inner: Conv3dPlan;
+  readonly layout: LayoutKernels;
+  readonly flip: FilterFlip;
+}
 
 /** @internal */
 interface PassState {
@@ -605,11 +638,22 @@ function resolveOptions(options: Conv3dPlanOptions | undefined): Required<
   if (!Array.isArray(ignore) || ignore.some((s) => typeof s !== 'string')) {
     throw new InvalidArgumentError('options.ignoreErrata', 'an array of erratum ids', ignore);
   }
+  const fromEnv =
+    o.bwDataAsForward === undefined ? process.env.BARACUDA_BWDATA_AS_FORWARD : undefined;
+  const asForward: string = o.bwDataAsForward ?? (fromEnv || 'tuned');
+  if (asForward !== 'tuned' && asForward !== 'always' && asForward !== 'never') {
+    throw new InvalidArgumentError(
+      fromEnv ? '$BARACUDA_BWDATA_AS_FORWARD' : 'options.bwDataAsForward',
+      "'tuned', 'always' or 'never'",
+      asForward,
+    );
+  }
   return {
     autotuneCachePath: path,
     passes: [...new Set(passes)],
     onProgress: o.onProgress,
     ignoreErrata: ignore,
+    bwDataAsForward: asForward,
   };
 }
 
@@ -644,6 +688,8 @@ export class Conv3dPlan {
   #via: ViaNdhwc | undefined;
   /** Our layout kernels for this plan's detour: undefined until asked, null when unusable. */
   #layout: LayoutKernels | null | undefined;
+  /** Backward-data as a forward pass, when autotune (now or from its cache) timed it fastest. */
+  #bwDataAsFw: BwDataAsFw | undefined;
 
   private constructor(
     stream: StreamLike,
@@ -704,20 +750,16 @@ export class Conv3dPlan {
     const stack = new Error().stack;
     try {
       const plan = Conv3dPlan.#create(stream, desc, preference, options);
-      if (plan.preference.algorithm === 'autotune') {
-        try {
-          for (const pass of plan.#tunePasses(options)) {
-            const gen = plan.#tuner().#tune(pass, options);
-            let step = gen.next();
-            while (!step.done) {
-              await step.value.synchronize();
-              step = gen.next();
-            }
-          }
-        } catch (error) {
-          plan.dispose();
-          throw error;
+      try {
+        const gen = plan.#prepare(options);
+        let step = gen.next();
+        while (!step.done) {
+          await step.value.synchronize();
+          step = gen.next();
         }
+      } catch (error) {
+        plan.dispose();
+        throw error;
       }
       return plan;
     } catch (error) {
@@ -739,20 +781,16 @@ export class Conv3dPlan {
     options?: Conv3dPlanOptions,
   ): Conv3dPlan {
     const plan = Conv3dPlan.#create(stream, desc, preference, options);
-    if (plan.preference.algorithm === 'autotune') {
-      try {
-        for (const pass of plan.#tunePasses(options)) {
-          const gen = plan.#tuner().#tune(pass, options);
-          let step = gen.next();
-          while (!step.done) {
-            step.value.synchronizeSync();
-            step = gen.next();
-          }
-        }
-      } catch (error) {
-        plan.dispose();
-        throw error;
+    try {
+      const gen = plan.#prepare(options);
+      let step = gen.next();
+      while (!step.done) {
+        step.value.synchronizeSync();
+        step = gen.next();
       }
+    } catch (error) {
+      plan.dispose();
+      throw error;
     }
     return plan;
   }
@@ -849,12 +887,6 @@ export class Conv3dPlan {
     };
   }
 
-  /** What a pass that takes the detour reports: the NDHWC plan's choice, named as the detour. */
-  #viaInfo(via: ViaNdhwc, pass: Conv3dPass): AlgorithmInfo {
-    const info = via.inner.algorithm(pass);
-    return Object.freeze({ ...info, name: `${info.name} ${VIA_NDHWC_SUFFIX}` });
-  }
-
   /** Our layout kernels for this plan's transposes, or null (then cudnnTransformTensor serves). */
   #layoutKernels(): LayoutKernels | null {
     if (this.#layout !== undefined) return this.#layout;
@@ -873,6 +905,85 @@ export class Conv3dPlan {
       this.#layout = shapes.every((t) => transposeGrid(t) !== null) ? loaded : null;
     }
     return this.#layout;
+  }
+
+  /** Backward-data as a forward pass, when `pass` is backward-data and autotune chose it. */
+  #asFwFor(pass: Conv3dPass): BwDataAsFw | undefined {
+    return pass === 'bwData' ? this.#bwDataAsFw : undefined;
+  }
+
+  /** Enqueue the flipped filter of `w` into plan-owned scratch; returns the scratch. */
+  #flippedFilter(asFw: BwDataAsFw, w: bigint, stream: StreamLike): bigint {
+    const flipped = this.#scratchOperand('w', this.descriptor.wElements, stream);
+    if (!asFw.layout.flipFilter(stream, w, flipped, asFw.flip, this.#elementBytes)) {
+      throw new UnsupportedError(`No filter-flip kernel for ${this.#problem}`);
+    }
+    return flipped;
+  }
+
+  /**
+   * Backward-data as a forward pass, made and tuned (its forward problem tunes as its own plan,
+   * with its own autotune cache entry); null where it does not apply: a strided layer (see
+   * {@link bwDataAsForward}), an NDHWC detour on either side, our depthwise kernel for the forward
+   * problem, or no layout kernels for the flip.
+   */
+  *#makeBwDataAsFw(
+    options: Conv3dPlanOptions | undefined,
+  ): Generator<TimingEvent, BwDataAsFw | null, void> {
+    const forward = bwDataAsForward(this.descriptor);
+    if (forward === null || this.#via !== undefined) return null;
+    const layout = LayoutKernels.forDevice(this.#device);
+    if (layout instanceof Error) return null;
+    const inner = Conv3dPlan.#create(this.#stream, forward, this.preference, options);
+    try {
+      if (inner.#via !== undefined) {
+        inner.dispose();
+        return null;
+      }
+      if (inner.preference.algorithm === 'autotune') yield* inner.#tune('fw', options);
+      // Timed and run as a cuDNN plan only (our depthwise kernels run backward-data directly).
+      if (inner.#nativeFor('fw') !== null) {
+        inner.dispose();
+        return null;
+      }
+    } catch (error) {
+      inner.dispose();
+      throw error;
+    }
+    return { inner, layout, flip: filterFlip(this.descriptor) };
+  }
+
+  /**
+   * Backward-data as a forward pass timed as one call sees it: the set's w flipped, then the
+   * forward plan on (the set's y as dy, the flipped filter) into the set's x as dx. Like a
+   * finalist, {@link TUNE_ROUNDS} rounds of {@link finalistReps} runs, keeping the best round.
+   * Infinity when the forward problem fell back to the legacy API.
+   */
+  *#timeBwDataAsFw(asFw: BwDataAsFw, bench: TuneBench): Generator<TimingEvent, number, void> {
+    const inner = asFw.inner;
+    const exec = inner.#choice('fw', 1, 0, 16);
+    if (!('variantPacks' in exec)) return Number.POSITIVE_INFINITY;
+    const stream = this.#stream;
+    const flipped = this.#scratchOperand('w', this.descriptor.wElements, stream);
+    const workspace = bench.workspace(exec.workspaceBytes);
+    const packs: BackendDescriptor[] = [];
+    try {
+      for (const { x, y } of bench.sets) packs.push(inner.#variantPack(y, flipped, x, workspace));
+      const shared = inner.#res.handle!;
+      bindStream(shared, stream.raw, inner.#problem);
+      const run = (set: number) => {
+        this.#flippedFilter(asFw, bench.sets[set]!.w, stream);
+        return cudnn.cudnnBackendExecute(shared.handle, exec.plan, packs[set]!) === 0;
+      };
+      const estimate = yield* this.#timeRuns(bench, run, 1);
+      let best = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < TUNE_ROUNDS; round++) {
+        best = Math.min(best, yield* this.#timeRuns(bench, run, finalistReps(estimate)));
+      }
+      return best;
+    } finally {
+      for (const vp of packs) inner.#destroyBackend(vp);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -977,10 +1088,12 @@ export class Conv3dPlan {
     this.#checkNotDisposed();
     const native = this.#nativeFor(pass);
     if (native !== null) return native.info;
+    const asFw = this.#asFwFor(pass);
+    if (asFw !== undefined) return renamed(asFw.inner.algorithm('fw'), BWDATA_AS_FW_SUFFIX);
     const via = this.#via;
     if (via !== undefined) {
       // The inner NDHWC plan's truth, named as the detour it is.
-      return this.#viaInfo(via, pass);
+      return renamed(via.inner.algorithm(pass), VIA_NDHWC_SUFFIX);
     }
     const choice = this.#defaultChoice(pass);
     return this.#passes[pass].reported ?? choice.info;
@@ -1017,13 +1130,16 @@ export class Conv3dPlan {
    * NDHWC one, for a detour, which may itself run our kernel) built.
    */
   #builtInfos(): AlgorithmInfo[] {
+    return PASSES.map((p) => this.#builtInfo(p)).filter((i): i is AlgorithmInfo => i !== undefined);
+  }
+
+  #builtInfo(pass: Conv3dPass): AlgorithmInfo | undefined {
+    const own = this.#passes[pass].native?.info;
+    if (own !== undefined) return own;
+    const asFw = this.#asFwFor(pass);
+    if (asFw !== undefined) return asFw.inner.#builtInfo('fw');
     const cudnnPlan = this.#via?.inner ?? this;
-    return PASSES.map(
-      (p) =>
-        this.#passes[p].native?.info ??
-        cudnnPlan.#passes[p].native?.info ??
-        cudnnPlan.#passes[p].reported,
-    ).filter((i): i is AlgorithmInfo => i !== undefined);
+    return cudnnPlan.#passes[pass].native?.info ?? cudnnPlan.#passes[pass].reported;
   }
 
   /**
@@ -1153,6 +1269,13 @@ export class Conv3dPlan {
    * one cudnnBackendExecute.
    */
   #run(pass: Conv3dPass, px: bigint, pw: bigint, py: bigint, args: RunScalars): void {
+    const asFw = this.#asFwFor(pass);
+    if (asFw !== undefined) {
+      // dx = alpha * conv(dy, flipped W) + beta * dx: the flipped filter into scratch, then the
+      // forward plan.
+      asFw.inner.#run('fw', py, this.#flippedFilter(asFw, pw, args.stream), px, args);
+      return;
+    }
     const native = this.#passes[pass].native;
     if (native !== null) {
       const chosen = native ?? this.#nativeFor(pass);
@@ -1228,9 +1351,9 @@ export class Conv3dPlan {
     const d = this.descriptor;
     const ptr: Record<Role, bigint> = { x: px, w: pw, y: py };
     const scratch: Record<Role, bigint> = {
-      x: this.#viaScratch('x', d.xElements, stream),
-      w: this.#viaScratch('w', d.wElements, stream),
-      y: this.#viaScratch('y', d.yElements, stream),
+      x: this.#scratchOperand('x', d.xElements, stream),
+      w: this.#scratchOperand('w', d.wElements, stream),
+      y: this.#scratchOperand('y', d.yElements, stream),
     };
     const out = OUTPUT_ROLE[pass];
     const layout = this.#layoutKernels();
@@ -1300,8 +1423,12 @@ export class Conv3dPlan {
     return via.descs;
   }
 
-  /** A plan-owned NDHWC scratch operand: allocated on first use (stream-ordered), then reused. */
-  #viaScratch(role: Role, elements: number, stream: StreamLike): bigint {
+  /**
+   * A plan-owned scratch operand: allocated on first use (stream-ordered), then reused. The NDHWC
+   * detour's operands, or backward-data-as-forward's transposed filter (never both: that runs
+   * 1×1×1 filters only, which the detour's erratum leaves alone).
+   */
+  #scratchOperand(role: Role, elements: number, stream: StreamLike): bigint {
     const bytes = elements * this.#elementBytes;
     const current = this.#res.scratch[role];
     if (current !== null && current.byteLength >= bytes) return current.devicePtr;
@@ -1370,6 +1497,8 @@ export class Conv3dPlan {
     this.#checkNotDisposed();
     const native = this.#nativeFor(pass);
     if (native !== null) return native;
+    const asFw = this.#asFwFor(pass);
+    if (asFw !== undefined) return asFw.inner.#defaultChoice('fw');
     const via = this.#via;
     if (via !== undefined) {
       return via.inner.#defaultChoice(pass);
@@ -1908,7 +2037,7 @@ export class Conv3dPlan {
       new PointerLru<BackendDescriptor>(VARIANT_PACK_CACHE, (vp) => this.#destroyBackend(vp));
     // A tuned choice is built directly: autotune's knob search finds configs no heuristic mode
     // offers, and this skips the heuristics' queries.
-    if (preferred && preferred.engineIndex !== NATIVE_ENGINE_INDEX) {
+    if (preferred && preferred.engineIndex >= 0) {
       const direct = this.#buildCandidate(graph, preferred.engineIndex, preferred.knobs);
       if (direct !== null) {
         return {
@@ -1967,8 +2096,21 @@ export class Conv3dPlan {
   // -------------------------------------------------------------------------------------------
   // autotune
 
-  #tunePasses(options: Conv3dPlanOptions | undefined): Conv3dPass[] {
-    return resolveOptions(options).passes;
+  /**
+   * What select does after making the plan: backward-data as a forward pass where
+   * `options.bwDataAsForward` is `'always'`, then, with `algorithm: 'autotune'`, tuning the
+   * passes in `options.passes`. Yields the events to wait on.
+   */
+  *#prepare(options: Conv3dPlanOptions | undefined): Generator<TimingEvent, void, void> {
+    const opts = resolveOptions(options);
+    const tuner = this.#tuner();
+    if (opts.bwDataAsForward === 'always' && this.preference.algorithm !== 'pinned') {
+      const asFw = yield* tuner.#makeBwDataAsFw(options);
+      if (asFw !== null) tuner.#bwDataAsFw = asFw;
+    }
+    if (this.preference.algorithm === 'autotune') {
+      for (const pass of opts.passes) yield* tuner.#tune(pass, options);
+    }
   }
 
   /** Which plan tunes: an erratum's NDHWC plan tunes for it; every other plan tunes itself. */
@@ -1990,6 +2132,8 @@ export class Conv3dPlan {
     const opts = resolveOptions(options);
     const st = this.#passes[pass];
     const d = this.descriptor;
+    // Made already: options.bwDataAsForward is 'always'.
+    if (this.#asFwFor(pass) !== undefined) return;
     const key = autotuneKey({
       problem: d.describe(),
       pass,
@@ -2000,7 +2144,24 @@ export class Conv3dPlan {
       computeCapability: this.#device.computeCapability,
       cudnnVersion: this.cudnnVersion,
     });
-    const cached = readAutotuneCache(opts.autotuneCachePath).entries[key];
+    let cached: AutotuneEntry | undefined = readAutotuneCache(opts.autotuneCachePath).entries[key];
+    // Not to be used: tuned again, without it.
+    if (cached?.engineIndex === BWDATA_AS_FW_ENGINE_INDEX && opts.bwDataAsForward === 'never') {
+      cached = undefined;
+    }
+    if (cached?.engineIndex === BWDATA_AS_FW_ENGINE_INDEX) {
+      const asFw = pass === 'bwData' ? yield* this.#makeBwDataAsFw(options) : null;
+      if (asFw !== null) {
+        st.preferred = cached;
+        this.#bwDataAsFw = asFw;
+        return;
+      }
+      process.emitWarning(
+        `The autotune cache's backward-data ${BWDATA_AS_FW_SUFFIX} for ${d.describe()} ${pass} does not apply; using ${this.#defaultChoice(pass).info.name}`,
+        { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_STALE' },
+      );
+      return;
+    }
     if (cached) {
       st.preferred = cached;
       if (cached.engineIndex === NATIVE_ENGINE_INDEX && this.#nativeFor(pass) !== null) return;
@@ -2049,6 +2210,30 @@ export class Conv3dPlan {
           st.reported = native.info;
         } else {
           st.native = null;
+        }
+      }
+      if (pass === 'bwData' && opts.bwDataAsForward === 'tuned') {
+        const asFw = yield* this.#makeBwDataAsFw(options);
+        if (asFw !== null) {
+          let ms: number;
+          try {
+            ms = yield* this.#timeBwDataAsFw(asFw, bench);
+          } catch (error) {
+            asFw.inner.dispose();
+            throw error;
+          }
+          const wins = ms < (entry?.timeMs ?? Number.POSITIVE_INFINITY);
+          progress(
+            `${d.describe()} ${pass}: ${BWDATA_AS_FW_SUFFIX} (${asFw.inner.algorithm('fw').name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`,
+          );
+          if (wins) {
+            entry = { engineIndex: BWDATA_AS_FW_ENGINE_INDEX, knobs: [], timeMs: ms };
+            st.preferred = entry;
+            st.native = null;
+            this.#bwDataAsFw = asFw;
+          } else {
+            asFw.inner.dispose();
+          }
         }
       }
       if (entry !== null) writeAutotuneEntry(opts.autotuneCachePath, key, entry);
@@ -2760,6 +2945,7 @@ export class Conv3dPlan {
     this.#disposed = true;
     registry.unregister(this);
     this.#via?.inner.dispose();
+    this.#bwDataAsFw?.inner.dispose();
     for (const pass of PASSES) {
       const st = this.#passes[pass];
       for (const exec of st.graphs.values()) exec?.variantPacks.clear();

@@ -211,3 +211,21 @@ describe('suites/depthwise-full.json', () => {
     expect(cases[0]).toEqual(shared);
   });
 });
+
+describe('suites/pointwise.json', () => {
+  it('loads, holds only layers whose backward-data is a forward pass, the first the shared suite’s', () => {
+    const file = fileURLToPath(new URL('../../suites/pointwise.json', import.meta.url));
+    const cases = loadSuite(file);
+    expect(cases.map((c) => c.name)).toEqual([
+      'pointwise',
+      'pointwise-expand',
+      'pointwise-dilated',
+    ]);
+    for (const c of cases) {
+      expect([...c.k, ...c.stride, c.groups]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+      expect(c.pad).toEqual([0, 0, 0]);
+    }
+    const shared = loadSuite(SHARED_SUITE_SOURCE).find((c) => c.name === 'pointwise');
+    expect(cases[0]).toEqual(shared);
+  });
+});
