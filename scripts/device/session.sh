@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-as-fw check-shared large large-via demo bench bench-pair ncu events pointwise-forms
+# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-as-fw check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -69,6 +69,14 @@ for phase in "$@"; do
       run events-torch 120 python3 packages/conformance/bench/torch_event_overhead.py packages/conformance/suites/conv3d-suite.json pointwise:f32:ncdhw:bwData:3 dilated:bf16:ndhwc:bwFilter:2 ;;
     # PyTorch's backward-data of a 1x1x1 layer written as a forward pass on the transposed filter.
     pointwise-forms) run pointwise-forms 180 python3 packages/conformance/bench/torch_pointwise_forms.py packages/conformance/suites/conv3d-suite.json ${POINTWISE_FORMS:-pointwise:f32:ncdhw:2 pointwise:tf32:ncdhw:2 pointwise:f16:ncdhw:2 pointwise:bf16:ndhwc:2 pointwise:f64:ncdhw:2} ;;
+    # cuDNN's API log of PyTorch running each row of TORCH_PLAN_ROWS ("case:dtype:layout:pass ..."):
+    # its tail holds the execution plans of the calls after cudnn.benchmark chose.
+    torch-plan)
+      for row in ${TORCH_PLAN_ROWS:-}; do
+        IFS=: read -r c d l p <<< "$row"
+        CUDNN_LOGLEVEL_DBG=3 CUDNN_LOGDEST_DBG="/tmp/cudnn-$c-$d-$l-$p.log" run "torch-plan-$c-$d-$l-$p" 120 python3 packages/conformance/bench/torch_profile_row.py packages/conformance/suites/conv3d-suite.json "$c" "$d" "$l" "$p" 2
+        tail -c 400000 "/tmp/cudnn-$c-$d-$l-$p.log" > "$LOGS/torch-plan-$c-$d-$l-$p.cudnn.log" 2>/dev/null
+      done ;;
     # Nsight Compute on both sides of the rows in NCU_ROWS (see ncu-rows.sh), ours on PyTorch's
     # cuDNN so that both sides pick from the same engines (run 32 ran ours on the system's 9.14.0).
     ncu) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN OUT="$LOGS" run ncu 300 bash scripts/device/ncu-rows.sh ;;
