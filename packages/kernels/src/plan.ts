@@ -56,6 +56,7 @@ import { PointerLru } from './lru.js';
 import {
   alignmentClass,
   autoWorkspaceLimit,
+  detourWins,
   engineName,
   engineRejection,
   fastestIndices,
@@ -2222,7 +2223,7 @@ export class Conv3dPlan {
             asFw.inner.dispose();
             throw error;
           }
-          const wins = ms < (entry?.timeMs ?? Number.POSITIVE_INFINITY);
+          const wins = detourWins(ms, entry?.timeMs ?? Number.POSITIVE_INFINITY);
           progress(
             `${d.describe()} ${pass}: ${BWDATA_AS_FW_SUFFIX} (${asFw.inner.algorithm('fw').name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`,
           );

@@ -5,6 +5,7 @@ import {
   AUTO_WORKSPACE_FLOOR_BYTES,
   alignmentClass,
   autoWorkspaceLimit,
+  detourWins,
   engineAllowed,
   engineName,
   engineRejection,
@@ -365,5 +366,19 @@ describe('autotune statistics', () => {
     expect(tuneReps(Number.POSITIVE_INFINITY, 5, 30, 2)).toBe(5);
     expect(tuneReps(0, 5, 30, 2)).toBe(5);
     expect(tuneReps(Number.NaN, 5, 30, 2)).toBe(5);
+  });
+});
+
+describe('detourWins', () => {
+  it('takes the detour only when it is at least 2% faster', () => {
+    expect(detourWins(0.97, 1)).toBe(true);
+    expect(detourWins(0.99, 1)).toBe(false);
+    expect(detourWins(1, 1)).toBe(false);
+    expect(detourWins(0.5, Number.POSITIVE_INFINITY)).toBe(true);
+    expect(detourWins(Number.POSITIVE_INFINITY, 1)).toBe(false);
+    // The fake driver's times: 0 against -0.25.
+    expect(detourWins(-0.25, 0)).toBe(true);
+    expect(detourWins(0, 0)).toBe(false);
+    expect(detourWins(0.95, 1, 0.1)).toBe(false);
   });
 });

@@ -425,3 +425,18 @@ export function randomScratchBytes(
     }
   }
 }
+
+/**
+ * How much faster than the best engine a detour (backward-data as a forward pass) must time to be
+ * taken: it adds a kernel and a scratch filter, and within 2% the two trade places from run to
+ * run (c3d-conv2 f16/bf16 NCDHW on an H200: the detour timed 0.6% faster in one autotune and
+ * 1.7% slower in the next benchmark, runs 37 and 39).
+ */
+export const DETOUR_MIN_GAIN = 0.02;
+
+/** Whether a detour timed `detourMs` replaces the best engine's `bestMs` (see {@link DETOUR_MIN_GAIN}). */
+export function detourWins(detourMs: number, bestMs: number, minGain = DETOUR_MIN_GAIN): boolean {
+  if (!Number.isFinite(detourMs)) return false;
+  if (!Number.isFinite(bestMs)) return true;
+  return detourMs < bestMs - Math.abs(bestMs) * minGain;
+}
