@@ -226,6 +226,58 @@ async function one(element, layout, algorithm) {
   plan.dispose();
 }
 
+/**
+ * Backward-data as a forward pass on the flipped filter (`bwDataAsForward: 'always'`) of a
+ * stride-1 grouped layer: beta 0 into a poisoned dx, then alpha 0.5 and beta 1 on top of it
+ * (dx = 0.5 * conv + dx = 1.5 * conv), each against the CPU reference.
+ */
+async function asForward(element, layout) {
+  const desc = Conv3dDescriptor.create({
+    batch: 2,
+    cIn: 8,
+    dIn: 5,
+    hIn: 6,
+    wIn: 7,
+    cOut: 12,
+    dFilt: 3,
+    hFilt: 2,
+    wFilt: 3,
+    element,
+  })
+    .withPadding(1, 0, 2)
+    .withDilation(1, 1, 2)
+    .withGroups(4)
+    .withLayout(layout);
+  const tag = `${element.padEnd(4)} ${layout} as-forward`;
+  const plan = await Conv3dPlan.select(stream, desc, undefined, { bwDataAsForward: 'always' });
+  const r = rng(99);
+  const x = makeTensor(element, desc.xShape, desc.xStrides, r);
+  const w = makeTensor(element, desc.wShape, desc.wStrides, r);
+  const dy = makeTensor(element, desc.yShape, desc.yStrides, r);
+  const dx = makeTensor(element, desc.xShape, desc.xStrides, () => Number.NaN);
+  const ref = reference(desc, x.logical, w.logical, dy.logical);
+  const name = plan.algorithm('bwData').name;
+  const runs = [
+    ['beta=0', {}, 1],
+    ['alpha=0.5 beta=1', { alpha: 0.5, beta: 1 }, 1.5],
+  ];
+  for (const [what, scalars, scale] of runs) {
+    plan.runBwData({ w: w.buffer, dy: dy.buffer, dx: dx.buffer, ...scalars });
+    stream.synchronizeSync();
+    const err = relL2(
+      download(element, dx),
+      ref.dx.map((v) => scale * v),
+    );
+    const ok = err <= TOL[element] && name.includes('flipped');
+    if (!ok) failures++;
+    console.log(
+      `${tag} bwData ${what} ${ok ? 'ok  ' : 'FAIL'} relL2=${err.toExponential(2)} ${name}`,
+    );
+  }
+  for (const t of [x, w, dy, dx]) t.buffer.dispose();
+  plan.dispose();
+}
+
 async function overhead(element, layout, algorithm) {
   const desc = Conv3dDescriptor.create({
     batch: 1,
@@ -278,6 +330,8 @@ async function overhead(element, layout, algorithm) {
 for (const element of ['f32', 'f16', 'bf16', 'f64'])
   for (const layout of ['ncdhw', 'ndhwc'])
     for (const algorithm of ['heuristic', 'pinned']) await one(element, layout, algorithm);
+for (const element of ['f32', 'f16', 'bf16', 'f64'])
+  for (const layout of ['ncdhw', 'ndhwc']) await asForward(element, layout);
 
 for (const element of ['f16', 'f32'])
   for (const layout of ['ndhwc', 'ncdhw'])
