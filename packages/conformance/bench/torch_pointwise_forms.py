@@ -40,22 +40,40 @@ def forms(side, case, tensors, layout):
     return out
 
 
+def parse(suite_path, spec):
+    """One CASE:DTYPE:LAYOUT:SETS spec: (case, dtype, layout, sets); JobError naming what is wrong."""
+    parts = spec.split(":")
+    if len(parts) != 4:
+        raise JobError("expected CASE:DTYPE:LAYOUT:SETS but received %r" % spec)
+    name, dtype, layout, sets = parts
+    case = suite_case(suite_path, name)
+    one_by_one = all(k == 1 for k in case["k"]) and all(s == 1 for s in case["stride"])
+    if not one_by_one or any(case["pad"]) or case["groups"] != 1:
+        raise JobError("%s is not a 1x1x1, stride-1, unpadded, ungrouped case" % name)
+    if dtype not in ("f32", "tf32", "f16", "bf16", "f64") or layout not in ("ncdhw", "ndhwc"):
+        raise JobError("expected a dtype of f32, tf32, f16, bf16, f64 and a layout of ncdhw, ndhwc in %r" % spec)
+    if not sets.isdigit() or int(sets) < 1:
+        raise JobError("expected a positive number of sets in %r" % spec)
+    return case, dtype, layout, int(sets)
+
+
 def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
+        return 2
+    try:
+        jobs = [(spec,) + parse(argv[0], spec) for spec in argv[1:]]
+    except JobError as error:
+        sys.stderr.write("%s\n" % error)
         return 2
     side = TorchSide()
     if not side.available:
         sys.stderr.write("; ".join(side.errors) + "\n")
         return 1
     torch = side.torch
-    for spec in argv[1:]:
-        name, dtype, layout, sets = spec.split(":")
-        case = suite_case(argv[0], name)
-        if any(k != 1 for k in case["k"]) or any(s != 1 for s in case["stride"]) or any(case["pad"]) or case["groups"] != 1:
-            raise JobError("%s is not a 1x1x1, stride-1, unpadded, ungrouped case" % name)
+    for spec, case, dtype, layout, sets in jobs:
         side.set_tf32(dtype == "tf32")
-        calls = forms(side, case, side.make_tensors(case, dtype, layout, int(sets)), layout)
+        calls = forms(side, case, side.make_tensors(case, dtype, layout, sets), layout)
         times = {key: [] for key in calls}
         for _ in range(ROUNDS):
             for key, call in calls.items():

@@ -278,6 +278,35 @@ describe.skipIf(!python)('torch_conv3d_bench.py --check-job (needs python3, not 
     expect(wrong.stderr).toBe('Expected a positive integer for bad.c_in but received 0\n');
   });
 
+  it('torch_pointwise_forms.py takes only 1x1x1, stride-1, unpadded, ungrouped cases, and names what is wrong', () => {
+    const forms = path.join(path.dirname(scriptPath), 'torch_pointwise_forms.py');
+    const suitePath = path.join(dir, 'forms-suite.json');
+    const full = { pad: [0, 0, 0], stride: [1, 1, 1], dil: [1, 1, 1] };
+    const good = { name: 'ok', n: 1, c_in: 2, c_out: 2, in: [2, 2, 2], k: [1, 1, 1], ...full };
+    writeFileSync(
+      suitePath,
+      JSON.stringify({
+        cases: [good, { ...good, name: 'k3', k: [3, 3, 3], pad: [1, 1, 1] }],
+      }),
+    );
+    const run = (spec: string) =>
+      spawnSync('python3', [forms, suitePath, spec], { encoding: 'utf8' });
+    const cases: [string, string][] = [
+      ['k3:f32:ncdhw:2', 'k3 is not a 1x1x1, stride-1, unpadded, ungrouped case\n'],
+      ['nope:f32:ncdhw:2', `no case 'nope' in ${suitePath}\n`],
+      ['ok:f32:ncdhw', "expected CASE:DTYPE:LAYOUT:SETS but received 'ok:f32:ncdhw'\n"],
+      [
+        'ok:f8:ncdhw:2',
+        "expected a dtype of f32, tf32, f16, bf16, f64 and a layout of ncdhw, ndhwc in 'ok:f8:ncdhw:2'\n",
+      ],
+      ['ok:f32:ncdhw:0', "expected a positive number of sets in 'ok:f32:ncdhw:0'\n"],
+    ];
+    for (const [spec, message] of cases) {
+      const result = run(spec);
+      expect([result.status, result.stderr], spec).toEqual([2, message]);
+    }
+  });
+
   it('rejects a bad job naming the field', () => {
     const jobPath = path.join(dir, 'bad.json');
     const job = buildTorchJob(groups, { label: 'x', warmup: 1, reps: 2, timeBudgetS: 0 });
