@@ -476,6 +476,22 @@ def serve(requests, replies):
     return 0
 
 
+
+def with_torch(prepare, work):
+    """The diagnostics' main: prepare() checks the arguments (a JobError is written to stderr: exit
+    2), then work(side, prepared) runs with PyTorch set up as the benchmark sets it up (exit 1 when
+    PyTorch cannot run, saying why). Returns the exit status."""
+    try:
+        prepared = prepare()
+    except JobError as error:
+        sys.stderr.write("%s\n" % error)
+        return 2
+    side = TorchSide()
+    if not side.available:
+        sys.stderr.write("; ".join(side.errors) + "\n")
+        return 1
+    return work(side, prepared)
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("job", nargs="?", help="job JSON written by bench --vs-torch")

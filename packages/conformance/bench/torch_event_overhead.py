@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from torch_conv3d_bench import TorchSide, suite_case  # noqa: E402
+from torch_conv3d_bench import suite_case, with_torch  # noqa: E402
 
 REPS = 200
 ROUNDS = 5
@@ -47,25 +47,25 @@ def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
-    side = TorchSide()
-    if not side.available:
-        sys.stderr.write("; ".join(side.errors) + "\n")
-        return 1
-    torch = side.torch
-    for spec in argv[1:]:
-        name, dtype, layout, pass_name, sets = spec.split(":")
-        case = suite_case(argv[0], name)
-        side.set_tf32(dtype == "tf32")
-        call = side.make_call(case, pass_name, side.make_tensors(case, dtype, layout, int(sets)))
-        results = {"nonblocking": [], "blocking": [], "loop": []}
-        for _ in range(ROUNDS):
-            results["nonblocking"].append(per_call(torch, call, False))
-            results["blocking"].append(per_call(torch, call, True))
-            results["loop"].append(loop(torch, call))
-        print("torch %s %s: (median of %d per round, us)" % (torch.__version__, spec, REPS))
-        for key, values in results.items():
-            print("  %-12s %s  median %.2f" % (key, " ".join("%.2f" % v for v in values), statistics.median(values)))
-    return 0
+
+    def work(side, _):
+        torch = side.torch
+        for spec in argv[1:]:
+            name, dtype, layout, pass_name, sets = spec.split(":")
+            case = suite_case(argv[0], name)
+            side.set_tf32(dtype == "tf32")
+            call = side.make_call(case, pass_name, side.make_tensors(case, dtype, layout, int(sets)))
+            results = {"nonblocking": [], "blocking": [], "loop": []}
+            for _ in range(ROUNDS):
+                results["nonblocking"].append(per_call(torch, call, False))
+                results["blocking"].append(per_call(torch, call, True))
+                results["loop"].append(loop(torch, call))
+            print("torch %s %s: (median of %d per round, us)" % (torch.__version__, spec, REPS))
+            for key, values in results.items():
+                print("  %-12s %s  median %.2f" % (key, " ".join("%.2f" % v for v in values), statistics.median(values)))
+        return 0
+
+    return with_torch(lambda: None, work)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from torch_conv3d_bench import JobError, TorchSide, suite_case  # noqa: E402
+from torch_conv3d_bench import JobError, suite_case, with_torch  # noqa: E402
 from torch_event_overhead import per_call  # noqa: E402
 
 ROUNDS = 5
@@ -61,27 +61,22 @@ def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
-    try:
-        jobs = [(spec,) + parse(argv[0], spec) for spec in argv[1:]]
-    except JobError as error:
-        sys.stderr.write("%s\n" % error)
-        return 2
-    side = TorchSide()
-    if not side.available:
-        sys.stderr.write("; ".join(side.errors) + "\n")
-        return 1
-    torch = side.torch
-    for spec, case, dtype, layout, sets in jobs:
-        side.set_tf32(dtype == "tf32")
-        calls = forms(side, case, side.make_tensors(case, dtype, layout, sets), layout)
-        times = {key: [] for key in calls}
-        for _ in range(ROUNDS):
-            for key, call in calls.items():
-                times[key].append(per_call(torch, call, False))
-        print("torch %s %s: (us per call, median of each round)" % (torch.__version__, spec))
-        for key, values in times.items():
-            print("  %-12s %s  median %.2f" % (key, " ".join("%.2f" % v for v in values), statistics.median(values)))
-    return 0
+
+    def work(side, jobs):
+        torch = side.torch
+        for spec, case, dtype, layout, sets in jobs:
+            side.set_tf32(dtype == "tf32")
+            calls = forms(side, case, side.make_tensors(case, dtype, layout, sets), layout)
+            times = {key: [] for key in calls}
+            for _ in range(ROUNDS):
+                for key, call in calls.items():
+                    times[key].append(per_call(torch, call, False))
+            print("torch %s %s: (us per call, median of each round)" % (torch.__version__, spec))
+            for key, values in times.items():
+                print("  %-12s %s  median %.2f" % (key, " ".join("%.2f" % v for v in values), statistics.median(values)))
+        return 0
+
+    return with_torch(lambda: [(spec,) + parse(argv[0], spec) for spec in argv[1:]], work)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from torch_conv3d_bench import JobError, TorchSide, suite_case  # noqa: E402
+from torch_conv3d_bench import suite_case, with_torch  # noqa: E402
 
 WARMUP = 5
 
@@ -20,28 +20,23 @@ def main(argv):
         return 2
     suite_path, case_name, dtype, layout, pass_name = argv[:5]
     calls = int(argv[5]) if len(argv) == 6 else 4
-    try:
-        case = suite_case(suite_path, case_name)
-    except JobError as error:
-        sys.stderr.write("%s\n" % error)
-        return 2
-    side = TorchSide()
-    if not side.available:
-        sys.stderr.write("; ".join(side.errors) + "\n")
-        return 1
-    side.set_tf32(dtype == "tf32")
-    torch = side.torch
-    call = side.make_call(case, pass_name, side.make_tensors(case, dtype, layout, 1))
-    for i in range(WARMUP):
-        call(i)
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_push("measure")
-    for i in range(calls):
-        call(WARMUP + i)
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_pop()
-    print("torch %s %s %s %s %s: %d calls profiled" % (torch.__version__, case_name, dtype, layout, pass_name, calls))
-    return 0
+
+    def work(side, case):
+        side.set_tf32(dtype == "tf32")
+        torch = side.torch
+        call = side.make_call(case, pass_name, side.make_tensors(case, dtype, layout, 1))
+        for i in range(WARMUP):
+            call(i)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push("measure")
+        for i in range(calls):
+            call(WARMUP + i)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+        print("torch %s %s %s %s %s: %d calls profiled" % (torch.__version__, case_name, dtype, layout, pass_name, calls))
+        return 0
+
+    return with_torch(lambda: suite_case(suite_path, case_name), work)
 
 
 if __name__ == "__main__":

@@ -148,27 +148,50 @@ function relL2(got, want) {
 
 const TOL = { f64: 1e-12, f32: 1e-5, f16: 5e-3, bf16: 3e-2 };
 
-function problem(element, layout) {
+/** A layer: batch, channels in/out, extents, filter, padding, stride, dilation, groups. */
+function layer(element, layout, l) {
   return Conv3dDescriptor.create({
-    batch: 2,
-    cIn: 8,
-    dIn: 6,
-    hIn: 7,
-    wIn: 8,
-    cOut: 16,
-    dFilt: 3,
-    hFilt: 3,
-    wFilt: 3,
+    batch: l.n,
+    cIn: l.c[0],
+    dIn: l.in[0],
+    hIn: l.in[1],
+    wIn: l.in[2],
+    cOut: l.c[1],
+    dFilt: l.k[0],
+    hFilt: l.k[1],
+    wFilt: l.k[2],
     element,
   })
-    .withPadding(1, 1, 1)
-    .withStride(1, 2, 1)
-    .withGroups(2)
+    .withPadding(...l.pad)
+    .withStride(...l.stride)
+    .withDilation(...l.dil)
+    .withGroups(l.groups)
     .withLayout(layout);
 }
+const SMOKE_LAYER = {
+  n: 2,
+  c: [8, 16],
+  in: [6, 7, 8],
+  k: [3, 3, 3],
+  pad: [1, 1, 1],
+  stride: [1, 2, 1],
+  dil: [1, 1, 1],
+  groups: 2,
+};
+/** Stride 1, grouped, an asymmetric filter, padding and dilation: backward-data as a forward pass applies. */
+const AS_FORWARD_LAYER = {
+  n: 2,
+  c: [8, 12],
+  in: [5, 6, 7],
+  k: [3, 2, 3],
+  pad: [1, 0, 2],
+  stride: [1, 1, 1],
+  dil: [1, 1, 2],
+  groups: 4,
+};
 
 async function one(element, layout, algorithm) {
-  const desc = problem(element, layout);
+  const desc = layer(element, layout, SMOKE_LAYER);
   const tag = `${element.padEnd(4)} ${layout} ${algorithm.padEnd(9)}`;
   let plan;
   try {
@@ -232,22 +255,7 @@ async function one(element, layout, algorithm) {
  * (dx = 0.5 * conv + dx = 1.5 * conv), each against the CPU reference.
  */
 async function asForward(element, layout) {
-  const desc = Conv3dDescriptor.create({
-    batch: 2,
-    cIn: 8,
-    dIn: 5,
-    hIn: 6,
-    wIn: 7,
-    cOut: 12,
-    dFilt: 3,
-    hFilt: 2,
-    wFilt: 3,
-    element,
-  })
-    .withPadding(1, 0, 2)
-    .withDilation(1, 1, 2)
-    .withGroups(4)
-    .withLayout(layout);
+  const desc = layer(element, layout, AS_FORWARD_LAYER);
   const tag = `${element.padEnd(4)} ${layout} as-forward`;
   const plan = await Conv3dPlan.select(stream, desc, undefined, { bwDataAsForward: 'always' });
   const r = rng(99);

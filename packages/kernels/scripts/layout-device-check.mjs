@@ -49,31 +49,46 @@ for (const bytes of [2, 4, 8]) {
   for (const shape of shapes) runs.push({ bytes, shape, offset: 0 });
 }
 for (const shape of shapes.slice(-4)) runs.push({ bytes: 2, shape, offset: 2 });
-for (const { bytes, shape, offset } of runs) {
-  {
-    const count = shape.batch * shape.rows * shape.cols;
-    const src = random(bytes, count);
-    const expected = transposeHost(src, new arrays[bytes](count), shape);
-    const a = DeviceBuffer.alloc(count * bytes + offset);
-    const b = DeviceBuffer.alloc(count * bytes);
-    a.uploadSync(src, offset);
-    b.memsetSync(0xff);
-    const ok = kernels.transpose(stream, a.devicePtr + BigInt(offset), b.devicePtr, shape, bytes);
-    stream.synchronizeSync();
-    const got = new arrays[bytes](count);
-    b.downloadSync(got);
-    let bad = 0;
-    for (let i = 0; i < count; i++) if (got[i] !== expected[i]) bad++;
-    const what = `b${bytes * 8}${usesPairs(a.devicePtr + BigInt(offset), b.devicePtr, shape, bytes) ? ' (pairs)' : ''} batch=${shape.batch} rows=${shape.rows} cols=${shape.cols} source offset ${offset}`;
-    if (!ok || bad > 0) {
-      failures++;
-      console.log(`FAIL ${what}: launched=${ok}, ${bad} of ${count} elements differ`);
-    } else {
-      console.log(`PASS ${what}: ${count} elements exact`);
-    }
-    a.dispose();
-    b.dispose();
+/**
+ * Upload `src` (`offset` bytes into its buffer), poison the destination, run `launch(from, to)`
+ * on the GPU and compare every element with `expected`; `describe(from, to)` names the case.
+ */
+function checkExact(bytes, src, expected, offset, launch, describe) {
+  const count = src.length;
+  const a = DeviceBuffer.alloc(count * bytes + offset);
+  const b = DeviceBuffer.alloc(count * bytes);
+  a.uploadSync(src, offset);
+  b.memsetSync(0xff);
+  const from = a.devicePtr + BigInt(offset);
+  const ok = launch(from, b.devicePtr);
+  stream.synchronizeSync();
+  const got = new arrays[bytes](count);
+  b.downloadSync(got);
+  let bad = 0;
+  for (let i = 0; i < count; i++) if (got[i] !== expected[i]) bad++;
+  const what = describe(from, b.devicePtr);
+  if (!ok || bad > 0) {
+    failures++;
+    console.log(`FAIL ${what}: launched=${ok}, ${bad} of ${count} elements differ`);
+  } else {
+    console.log(`PASS ${what}: ${count} elements exact`);
   }
+  a.dispose();
+  b.dispose();
+}
+
+for (const { bytes, shape, offset } of runs) {
+  const count = shape.batch * shape.rows * shape.cols;
+  const src = random(bytes, count);
+  checkExact(
+    bytes,
+    src,
+    transposeHost(src, new arrays[bytes](count), shape),
+    offset,
+    (from, to) => kernels.transpose(stream, from, to, shape, bytes),
+    (from, to) =>
+      `b${bytes * 8}${usesPairs(from, to, shape, bytes) ? ' (pairs)' : ''} batch=${shape.batch} rows=${shape.rows} cols=${shape.cols} source offset ${offset}`,
+  );
 }
 
 // Filter flips: [groups * kg][cg][taps] (or [..][taps][cg]) → [groups * cg][kg][taps reversed].
@@ -93,26 +108,15 @@ for (const bytes of [2, 4, 8]) {
       const total = f.groups * f.kg * f.cg * f.spatial;
       const flip = { kg: f.kg, cg: f.cg, spatial: f.spatial, total, layout };
       const src = random(bytes, total);
-      const expected = flipFilterHost(src, new arrays[bytes](total), flip);
-      const a = DeviceBuffer.alloc(total * bytes);
-      const b = DeviceBuffer.alloc(total * bytes);
-      a.uploadSync(src);
-      b.memsetSync(0xff);
-      const ok = kernels.flipFilter(stream, a.devicePtr, b.devicePtr, flip, bytes);
-      stream.synchronizeSync();
-      const got = new arrays[bytes](total);
-      b.downloadSync(got);
-      let bad = 0;
-      for (let i = 0; i < total; i++) if (got[i] !== expected[i]) bad++;
-      const what = `flip b${bytes * 8} ${layout} groups=${f.groups} kg=${f.kg} cg=${f.cg} taps=${f.spatial}`;
-      if (!ok || bad > 0) {
-        failures++;
-        console.log(`FAIL ${what}: launched=${ok}, ${bad} of ${total} elements differ`);
-      } else {
-        console.log(`PASS ${what}: ${total} elements exact`);
-      }
-      a.dispose();
-      b.dispose();
+      checkExact(
+        bytes,
+        src,
+        flipFilterHost(src, new arrays[bytes](total), flip),
+        0,
+        (from, to) => kernels.flipFilter(stream, from, to, flip, bytes),
+        () =>
+          `flip b${bytes * 8} ${layout} groups=${f.groups} kg=${f.kg} cg=${f.cg} taps=${f.spatial}`,
+      );
     }
   }
 }

@@ -40,43 +40,42 @@ function pointwise(element: ElementKind = ElementKind.F32): Conv3dDescriptor {
 }
 
 describe('bwDataAsForward', () => {
-  it('turns a 1×1×1 layer around', () => {
-    const d = pointwise(ElementKind.Bf16).withLayout('ndhwc').withDilation(2, 3, 1);
-    const f = bwDataAsForward(d)!;
-    expect(f.describe()).toBe(
-      'conv3d n=2 c=6→4 in=3×2×5 k=1×1×1 pad=0×0×0 stride=1×1×1 dil=2×3×1 groups=1 bf16 ndhwc',
-    );
-    // The forward problem's x, w and y are the layer's dy, flipped W and dx.
-    expect(f.xShape).toEqual(d.yShape);
-    expect(f.yShape).toEqual(d.xShape);
-    expect(f.wShape).toEqual([4, 6, 1, 1, 1]);
-  });
-
-  it('pads a stride-1 layer to the full convolution, per group and per dimension', () => {
-    // 'same' 3×3×3 with pad 1 stays pad 1; 'valid' (pad 0) becomes pad 2 (dilation 1) or 4
-    // (dilation 2), and a 5-tap axis padded by 1 becomes 3.
-    const d = Conv3dDescriptor.create({
-      batch: 2,
-      cIn: 8,
-      dIn: 9,
-      hIn: 11,
-      wIn: 12,
-      cOut: 12,
-      dFilt: 3,
-      hFilt: 3,
-      wFilt: 5,
-      element: ElementKind.F16,
-    })
-      .withPadding(1, 0, 1)
-      .withDilation(1, 2, 1)
-      .withGroups(4);
-    const f = bwDataAsForward(d)!;
-    expect(f.describe()).toBe(
-      'conv3d n=2 c=12→8 in=9×7×10 k=3×3×5 pad=1×4×3 stride=1×1×1 dil=1×2×1 groups=4 f16 ncdhw',
-    );
-    expect(f.xShape).toEqual(d.yShape);
-    expect(f.yShape).toEqual(d.xShape);
-    expect(f.wShape).toEqual([8, 3, 3, 3, 5]);
+  it('turns a stride-1 layer around: dy in, dx out, padded to the full convolution', () => {
+    // A 1×1×1 layer stays unpadded (its dilation does not matter). 'Same' 3×3×3 with pad 1 stays
+    // pad 1; 'valid' (pad 0) becomes pad 2 (dilation 1) or 4 (dilation 2); a 5-tap axis padded by
+    // 1 becomes 3. Groups stay; the flipped filter is [cIn, cOut / groups, T, R, S].
+    const layers: [Conv3dDescriptor, string, number[]][] = [
+      [
+        pointwise(ElementKind.Bf16).withLayout('ndhwc').withDilation(2, 3, 1),
+        'conv3d n=2 c=6→4 in=3×2×5 k=1×1×1 pad=0×0×0 stride=1×1×1 dil=2×3×1 groups=1 bf16 ndhwc',
+        [4, 6, 1, 1, 1],
+      ],
+      [
+        Conv3dDescriptor.create({
+          batch: 2,
+          cIn: 8,
+          dIn: 9,
+          hIn: 11,
+          wIn: 12,
+          cOut: 12,
+          dFilt: 3,
+          hFilt: 3,
+          wFilt: 5,
+          element: ElementKind.F16,
+        })
+          .withPadding(1, 0, 1)
+          .withDilation(1, 2, 1)
+          .withGroups(4),
+        'conv3d n=2 c=12→8 in=9×7×10 k=3×3×5 pad=1×4×3 stride=1×1×1 dil=1×2×1 groups=4 f16 ncdhw',
+        [8, 3, 3, 3, 5],
+      ],
+    ];
+    for (const [d, described, wShape] of layers) {
+      const f = bwDataAsForward(d)!;
+      expect(f.describe()).toBe(described);
+      // The forward problem's x, w and y are the layer's dy, flipped W and dx.
+      expect([f.xShape, f.yShape, f.wShape]).toEqual([d.yShape, d.xShape, wShape]);
+    }
   });
 
   it('is null for a strided layer, or one padded past its reach', () => {
