@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as cudnnSys from '@baracuda/cudnn-sys';
 import { ElementKind } from '@baracuda/types';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bwDataAsForward, Conv3dDescriptor } from './descriptor.js';
@@ -229,6 +230,9 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect([x_, y_]).toEqual(['20000', '30000']);
       expect(w_).not.toBe('10000');
       plan.dispose();
+      // The forward problem's plan went with it: the device's shared cuDNN handle, which both
+      // held, was destroyed last.
+      expect(cudnnSys.cudnnGetLastErrorString()).toMatch(/^cudnnDestroy #\d+$/);
       // 'never': not timed, even where it would be the faster.
       process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
       const lines: string[] = [];
