@@ -74,6 +74,33 @@ __device__ __forceinline__ int reach(int o, int k, int s, int p, int d, int back
   return a >= 0 && a < extent ? a : -1;
 }
 
+// The output position `rest` (< outD * outH * outW) as (o0, o1, o2); then visit(at, t) for every
+// tap t = (kd * kH + kh) * kW + kw whose input position is in range, `at` being that position's
+// index in one [inD][inH][inW] plane. What `gather` (NCDHW) and `clvec` (NDHWC) share.
+template <typename Visit>
+__device__ __forceinline__ void forEachTap(i64 rest, int inD, int inH, int inW, int outH, int outW,
+                                           int kD, int kH, int kW, int sD, int sH, int sW, int pD,
+                                           int pH, int pW, int dD, int dH, int dW, int backward,
+                                           Visit visit) {
+  const int o0 = (int)(rest / ((i64)outH * outW));
+  rest -= (i64)o0 * outH * outW;
+  const int o1 = (int)(rest / outW);
+  const int o2 = (int)(rest - (i64)o1 * outW);
+  for (int kd = 0; kd < kD; kd++) {
+    const int a = reach(o0, kd, sD, pD, dD, backward, inD);
+    if (a < 0) continue;
+    for (int kh = 0; kh < kH; kh++) {
+      const int b = reach(o1, kh, sH, pH, dH, backward, inH);
+      if (b < 0) continue;
+      for (int kw = 0; kw < kW; kw++) {
+        const int cc = reach(o2, kw, sW, pW, dW, backward, inW);
+        if (cc < 0) continue;
+        visit(((i64)a * inH + b) * inW + cc, (kd * kH + kh) * kW + kw);
+      }
+    }
+  }
+}
+
 constexpr int kTileW = 32;
 constexpr int kRowsPerPass = 8;
 constexpr int kOutRows = 2;  // outputs per thread, kRowsPerPass apart
@@ -169,28 +196,13 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, const T* __rest
   for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total;
        e += (i64)gridDim.x * blockDim.x) {
     const i64 plane = e / outPlane;
-    i64 rest = e - plane * outPlane;
     const int c = (int)(plane % channels);
     const T* src = in + plane * inPlane;
-    const int o0 = (int)(rest / ((i64)outH * outW));
-    rest -= (i64)o0 * outH * outW;
-    const int o1 = (int)(rest / outW);
-    const int o2 = (int)(rest - (i64)o1 * outW);
     const T* taps = w + (i64)c * nTaps;
     Acc acc = Acc(0);
-    for (int kd = 0; kd < kD; kd++) {
-      const int a = reach(o0, kd, sD, pD, dD, backward, inD);
-      if (a < 0) continue;
-      for (int kh = 0; kh < kH; kh++) {
-        const int b = reach(o1, kh, sH, pH, dH, backward, inH);
-        if (b < 0) continue;
-        for (int kw = 0; kw < kW; kw++) {
-          const int cc = reach(o2, kw, sW, pW, dW, backward, inW);
-          if (cc < 0) continue;
-          acc += toAcc(src[((i64)a * inH + b) * inW + cc]) * toAcc(taps[(kd * kH + kh) * kW + kw]);
-        }
-      }
-    }
+    forEachTap(e - plane * outPlane, inD, inH, inW, outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, pW,
+               dD, dH, dW, backward,
+               [&](i64 at, int t) { acc += toAcc(src[at]) * toAcc(taps[t]); });
     store<T, Acc>(out, e, acc, alpha, beta);
   }
 }
@@ -225,42 +237,27 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
     const i64 pixel = e / vecs;  // n * outPlane + position
     const int c0 = (int)(e - pixel * vecs) * V;
     const i64 n = pixel / outPlane;
-    i64 rest = pixel - n * outPlane;
-    const int o0 = (int)(rest / ((i64)outH * outW));
-    rest -= (i64)o0 * outH * outW;
-    const int o1 = (int)(rest / outW);
-    const int o2 = (int)(rest - (i64)o1 * outW);
     const T* src = in + n * inPlane * channels + c0;
     Acc acc[V];
 #pragma unroll
     for (int j = 0; j < V; j++) acc[j] = Acc(0);
-    for (int kd = 0; kd < kD; kd++) {
-      const int a = reach(o0, kd, sD, pD, dD, backward, inD);
-      if (a < 0) continue;
-      for (int kh = 0; kh < kH; kh++) {
-        const int b = reach(o1, kh, sH, pH, dH, backward, inH);
-        if (b < 0) continue;
-        for (int kw = 0; kw < kW; kw++) {
-          const int cc = reach(o2, kw, sW, pW, dW, backward, inW);
-          if (cc < 0) continue;
-          const T* at = src + (((i64)a * inH + b) * inW + cc) * channels;
-          const int t = (kd * kH + kh) * kW + kw;
-          const Acc* tap = STAGED ? wt + t * channels + c0 : nullptr;
-          // Channel c0 + j's weight of tap t.
-          auto weight = [&](int j) -> Acc {
-            return STAGED ? tap[j] : toAcc(w[(i64)(c0 + j) * nTaps + t]);
-          };
-          if (aligned) {
-            const Pack<T, V> p = *reinterpret_cast<const Pack<T, V>*>(at);
+    forEachTap(pixel - n * outPlane, inD, inH, inW, outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, pW,
+               dD, dH, dW, backward, [&](i64 position, int t) {
+                 const T* at = src + position * channels;
+                 const Acc* tap = STAGED ? wt + t * channels + c0 : nullptr;
+                 // Channel c0 + j's weight of tap t.
+                 auto weight = [&](int j) -> Acc {
+                   return STAGED ? tap[j] : toAcc(w[(i64)(c0 + j) * nTaps + t]);
+                 };
+                 if (aligned) {
+                   const Pack<T, V> p = *reinterpret_cast<const Pack<T, V>*>(at);
 #pragma unroll
-            for (int j = 0; j < V; j++) acc[j] += toAcc(p.v[j]) * weight(j);
-          } else {
+                   for (int j = 0; j < V; j++) acc[j] += toAcc(p.v[j]) * weight(j);
+                 } else {
 #pragma unroll
-            for (int j = 0; j < V; j++) acc[j] += toAcc(at[j]) * weight(j);
-          }
-        }
-      }
-    }
+                   for (int j = 0; j < V; j++) acc[j] += toAcc(at[j]) * weight(j);
+                 }
+               });
     const i64 base = pixel * channels + c0;
 #pragma unroll
     for (int j = 0; j < V; j++) store<T, Acc>(out, base + j, acc[j], alpha, beta);
