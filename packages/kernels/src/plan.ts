@@ -976,12 +976,7 @@ export class Conv3dPlan {
         this.#flippedFilter(asFw, bench.sets[set]!.w, stream);
         return cudnn.cudnnBackendExecute(shared.handle, exec.plan, packs[set]!) === 0;
       };
-      const estimate = yield* this.#timeRuns(bench, run, 1);
-      let best = Number.POSITIVE_INFINITY;
-      for (let round = 0; round < TUNE_ROUNDS; round++) {
-        best = Math.min(best, yield* this.#timeRuns(bench, run, finalistReps(estimate)));
-      }
-      return best;
+      return yield* this.#timeAsFinalist(bench, run, TUNE_ROUNDS);
     } finally {
       for (const vp of packs) inner.#destroyBackend(vp);
     }
@@ -1127,8 +1122,8 @@ export class Conv3dPlan {
   }
 
   /**
-   * What each pass built so far runs: our kernel's info, else what the cuDNN plan (the inner
-   * NDHWC one, for a detour, which may itself run our kernel) built.
+   * What each pass built so far runs: our kernel's info, else what the plan that runs it (the
+   * forward problem's, the NDHWC detour's, or this one) built.
    */
   #builtInfos(): AlgorithmInfo[] {
     return PASSES.map((p) => this.#builtInfo(p)).filter((i): i is AlgorithmInfo => i !== undefined);
@@ -1139,8 +1134,9 @@ export class Conv3dPlan {
     if (own !== undefined) return own;
     const asFw = this.#asFwFor(pass);
     if (asFw !== undefined) return asFw.inner.#builtInfo('fw');
-    const cudnnPlan = this.#via?.inner ?? this;
-    return cudnnPlan.#passes[pass].native?.info ?? cudnnPlan.#passes[pass].reported;
+    // The NDHWC detour's plan runs the pass, maybe on our kernel or as a forward pass itself.
+    if (this.#via !== undefined) return this.#via.inner.#builtInfo(pass);
+    return this.#passes[pass].reported;
   }
 
   /**
@@ -1426,8 +1422,8 @@ export class Conv3dPlan {
 
   /**
    * A plan-owned scratch operand: allocated on first use (stream-ordered), then reused. The NDHWC
-   * detour's operands, or backward-data-as-forward's transposed filter (never both: that runs
-   * 1×1×1 filters only, which the detour's erratum leaves alone).
+   * detour's operands, or backward-data-as-forward's flipped filter (never both in one plan: a
+   * plan with the NDHWC detour leaves backward-data as a forward pass to its NDHWC plan).
    */
   #scratchOperand(role: Role, elements: number, stream: StreamLike): bigint {
     const bytes = elements * this.#elementBytes;
@@ -1946,13 +1942,26 @@ export class Conv3dPlan {
     const cfg = this.#buildConfig(graph, engineIndex, knobs);
     if (cfg === null) return null;
     const c = this.#describeConfig(cfg);
-    if (c !== null && engineRejection(c.notes, this.preference, this.descriptor.element) === null) {
-      const built = this.#finalizePlan(cfg);
-      if (built !== null && built.workspaceBytes <= this.preference.maxWorkspaceBytes)
-        return { c, ...built };
-      if (built !== null) this.#destroyBackend(built.plan);
-    }
-    this.#destroyBackend(cfg);
+    const built = c === null ? null : this.#finalizeAllowed(c);
+    if (built === null) this.#destroyBackend(cfg);
+    return built;
+  }
+
+  /**
+   * The candidate with its execution plan, when the preference allows its engine and the plan
+   * fits the workspace limit (`onTooBig` hears of a plan that does not); null otherwise, with its
+   * plan destroyed and its config left to the caller.
+   */
+  #finalizeAllowed(
+    c: EngineCandidate,
+    onTooBig?: (workspaceBytes: number) => void,
+  ): BuiltCandidate | null {
+    if (engineRejection(c.notes, this.preference, this.descriptor.element) !== null) return null;
+    const built = this.#finalizePlan(c.cfg);
+    if (built === null) return null;
+    if (built.workspaceBytes <= this.preference.maxWorkspaceBytes) return { c, ...built };
+    onTooBig?.(built.workspaceBytes);
+    this.#destroyBackend(built.plan);
     return null;
   }
 
@@ -2057,25 +2066,15 @@ export class Conv3dPlan {
       : [C.CUDNN_HEUR_MODE_A, C.CUDNN_HEUR_MODE_FALLBACK];
     const candidates = this.#candidates(graph, modes);
     if (preferred) {
-      const key = JSON.stringify(preferred.knobs);
-      const i = candidates.findIndex(
-        (c) => c.engineIndex === preferred.engineIndex && JSON.stringify(c.knobs) === key,
-      );
+      const key = configId(preferred.engineIndex, preferred.knobs);
+      const i = candidates.findIndex((c) => configId(c.engineIndex, c.knobs) === key);
       if (i > 0) candidates.unshift(...candidates.splice(i, 1));
     }
-    let chosen: { c: EngineCandidate; plan: BackendDescriptor; workspaceBytes: number } | null =
-      null;
+    let chosen: BuiltCandidate | null = null;
     for (const c of candidates) {
-      if (
-        chosen === null &&
-        engineRejection(c.notes, this.preference, this.descriptor.element) === null
-      ) {
-        const built = this.#finalizePlan(c.cfg);
-        if (built !== null && built.workspaceBytes <= this.preference.maxWorkspaceBytes) {
-          chosen = { c, ...built };
-          continue; // keep its engine config alive with the plan
-        }
-        if (built !== null) this.#destroyBackend(built.plan);
+      if (chosen === null) {
+        chosen = this.#finalizeAllowed(c);
+        if (chosen !== null) continue; // keep its engine config alive with the plan
       }
       this.#destroyBackend(c.cfg);
     }
@@ -2412,8 +2411,24 @@ export class Conv3dPlan {
       else native.call.run(this.#stream, y, w, x, 1, 0);
       return true;
     };
+    return yield* this.#timeAsFinalist(bench, run, 1);
+  }
+
+  /**
+   * `run` timed after one estimate, over `rounds` rounds of {@link finalistReps} runs, keeping the
+   * best round (see {@link Conv3dPlan.#timeRuns}).
+   */
+  *#timeAsFinalist(
+    bench: TuneBench,
+    run: (set: number) => boolean,
+    rounds: number,
+  ): Generator<TimingEvent, number, void> {
     const estimate = yield* this.#timeRuns(bench, run, 1);
-    return yield* this.#timeRuns(bench, run, finalistReps(estimate));
+    let best = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < rounds; round++) {
+      best = Math.min(best, yield* this.#timeRuns(bench, run, finalistReps(estimate)));
+    }
+    return best;
   }
 
   /**
@@ -2444,20 +2459,13 @@ export class Conv3dPlan {
     ]);
     const built: BuiltCandidate[] = [];
     for (const c of candidates) {
-      if (engineRejection(c.notes, this.preference, d.element) === null) {
-        const b = this.#finalizePlan(c.cfg);
-        if (b !== null && b.workspaceBytes <= this.preference.maxWorkspaceBytes) {
-          built.push({ c, ...b });
-          continue;
-        }
-        if (b !== null) {
-          progress(
-            `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: needs ${mib(b.workspaceBytes)} of workspace, over maxWorkspaceBytes (${mib(this.preference.maxWorkspaceBytes)})`,
-          );
-          this.#destroyBackend(b.plan);
-        }
-      }
-      this.#destroyBackend(c.cfg);
+      const b = this.#finalizeAllowed(c, (bytes) =>
+        progress(
+          `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: needs ${mib(bytes)} of workspace, over maxWorkspaceBytes (${mib(this.preference.maxWorkspaceBytes)})`,
+        ),
+      );
+      if (b !== null) built.push(b);
+      else this.#destroyBackend(c.cfg);
     }
     const fallback = () => {
       for (const p of parts) this.#destroyBackend(p);
