@@ -194,6 +194,43 @@ describe.skipIf(fake === null)(
       given.dispose();
     });
 
+    it("passes over an engine whose numerical notes the preference does not allow, in every mode's selection", async () => {
+      // Notes (cudnnBackendNumericalNote_t): 0 TENSOR_CORE (TF32 on f32 data; the fake's cuDNN
+      // 9.14 has the TF32 erratum, so f32 stays strict even with allowTf32), 1 DOWN_CONVERT_INPUTS
+      // (never allowed), 4 NONDETERMINISTIC.
+      const f16 = smallProblem(ElementKind.F16).withLayout('ndhwc');
+      const chosen = async (
+        desc: ReturnType<typeof problem>,
+        engines: string,
+        preference: Parameters<typeof Conv3dPlan.select>[2],
+      ) => {
+        process.env.FAKE_CUDNN_ENGINES = engines;
+        const plan = await Conv3dPlan.select(stream, desc, preference, {
+          passes: ['fw'],
+          autotuneCachePath: fakeAutotuneCache([]),
+        });
+        const { name, numericalNotes } = plan.algorithm('fw');
+        plan.dispose();
+        return [name, numericalNotes];
+      };
+      for (const algorithm of ['heuristic', 'autotune'] as const) {
+        expect(await chosen(problem(), '28!0;70', { algorithm, allowTf32: true })).toEqual([
+          'engine 70',
+          [],
+        ]);
+        expect(await chosen(f16, '28!0;70', { algorithm })).toEqual(['engine 28', ['TENSOR_CORE']]);
+        expect(await chosen(f16, '28!0,1;70', { algorithm })).toEqual(['engine 70', []]);
+        expect(await chosen(problem(), '28!4;70', { algorithm, deterministic: true })).toEqual([
+          'engine 70',
+          [],
+        ]);
+        expect(await chosen(problem(), '28!4;70', { algorithm })).toEqual([
+          'engine 28',
+          ['NONDETERMINISTIC'],
+        ]);
+      }
+    });
+
     it('a config with more knob choices than the first ask is read completely', () => {
       // Listed in descending type order: the plan reports them sorted by type.
       const types = Array.from({ length: 20 }, (_, i) => 19 - i);

@@ -6,8 +6,9 @@
  * descriptor arrays). Not shipped in the addon; never loaded outside tests.
  *
  * FAKE_CUDNN_ENGINES (read at each call) scripts the engine configs the heuristics offer, as
- * `ENGINE[:KNOB=VALUE[,KNOB=VALUE...]][@WORKSPACE_BYTES]` separated by `;`, e.g.
- * `0:2=1,4=0;0:2=3;28@4096`. Unset or empty, the graph API offers nothing (kernels then takes the
+ * `ENGINE[:KNOB=VALUE[,KNOB=VALUE...]][@WORKSPACE_BYTES][!NOTE[,NOTE...]]` separated by `;`, e.g.
+ * `0:2=1,4=0;0:2=3;28@4096!0`. An engine reports the numerical notes (cudnnBackendNumericalNote_t
+ * values) of its first scripted config. Unset or empty, the graph API offers nothing (kernels then takes the
  * legacy fallback), as before the variable existed.
  *
  * FAKE_CUDNN_KNOB_INFO scripts the knob ranges engines report (CUDNN_ATTR_ENGINE_KNOB_INFO), as
@@ -59,6 +60,8 @@ typedef struct {
   int knob_type[MAX_KNOBS];
   int64_t knob_value[MAX_KNOBS];
   int64_t workspace;
+  int notes;
+  int note[MAX_KNOBS];
 } engine_config_t;
 
 typedef struct {
@@ -164,6 +167,15 @@ static int scripted_engines(engine_config_t *out) {
     if (*p == '@') {
       c->workspace = strtoll(p + 1, &end, 10);
       p = end;
+    }
+    if (*p == '!') {
+      do {
+        ++p;
+        long long note = strtoll(p, &end, 10);
+        if (end == p) break;
+        if (c->notes < MAX_KNOBS) c->note[c->notes++] = (int)note;
+        p = end;
+      } while (*p == ',');
     }
     while (*p != '\0' && *p != ';') ++p; /* skip what does not parse */
   }
@@ -486,7 +498,15 @@ static status_t scripted_get(backend_t *desc, int name, int type, int64_t reques
   }
   if (desc->type == BACKEND_ENGINE && name == ATTR_ENGINE_NUMERICAL_NOTE &&
       type == TYPE_NUMERICAL_NOTE) {
+    engine_config_t configs[MAX_CONFIGS];
+    const int n = scripted_engines(configs);
     *count = 0;
+    for (int i = 0; i < n; ++i) {
+      if (configs[i].engine != c->engine) continue;
+      *count = configs[i].notes;
+      for (int64_t k = 0; k < room && k < configs[i].notes; ++k) ((int32_t *)data)[k] = configs[i].note[k];
+      break;
+    }
     return 0;
   }
   if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_WORKSPACE_SIZE &&
