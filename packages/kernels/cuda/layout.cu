@@ -97,6 +97,109 @@ __device__ __forceinline__ void transposePairs(const unsigned short* __restrict_
   }
 }
 
+// 16-byte vectors on both sides: each thread reads a VE x VE block of elements (VE = 16 / element
+// bytes: 8 rows of 8 halves, 4 of 4 words, 2 of 2 doubles) as VE coalesced 16-byte loads, transposes
+// it in registers, and leaves its VE output vectors in shared memory, from which the block writes
+// whole runs of each output row with 16-byte stores. Needs rows and cols that are multiples of VE
+// and 16-byte aligned pointers (the plain kernels serve the rest).
+//
+// The block is (CG, RG) threads: CG vectors across the input's rows (CG * 16 bytes contiguous a
+// row), RG vector groups down them (RG * 16 bytes contiguous an output row); the host picks CG and
+// RG (powers of two, CG * RG <= 256) to fit the matrix. Shared memory: CG * VE output rows of RG
+// vectors (CG * RG * VE * 16 bytes, 32 KiB for 256 threads of 2-byte elements), the vector slot
+// XOR-swizzled by the output row's thread so that both the stores into it and the loads out of it
+// are free of bank conflicts (with RG >= 8; 2-way with fewer).
+template <unsigned VE>
+struct VecBlock;
+
+__device__ __forceinline__ unsigned word(const uint4& v, unsigned k) {
+  return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+template <>
+struct VecBlock<8> {  // 2-byte elements: out row j, word m = halves (2m, 2m+1) of column j
+  static __device__ __forceinline__ void transpose(const uint4 (&a)[8], uint4 (&b)[8]) {
+#pragma unroll
+    for (unsigned j = 0; j < 8; j++) {
+      const unsigned sel = (j & 1) ? 0x7632 : 0x5410;
+      const unsigned k = j / 2;
+      b[j] = make_uint4(__byte_perm(word(a[0], k), word(a[1], k), sel),
+                        __byte_perm(word(a[2], k), word(a[3], k), sel),
+                        __byte_perm(word(a[4], k), word(a[5], k), sel),
+                        __byte_perm(word(a[6], k), word(a[7], k), sel));
+    }
+  }
+};
+
+template <>
+struct VecBlock<4> {  // 4-byte elements: out row j, word m = row m's word j
+  static __device__ __forceinline__ void transpose(const uint4 (&a)[4], uint4 (&b)[4]) {
+#pragma unroll
+    for (unsigned j = 0; j < 4; j++) {
+      b[j] = make_uint4(word(a[0], j), word(a[1], j), word(a[2], j), word(a[3], j));
+    }
+  }
+};
+
+template <>
+struct VecBlock<2> {  // 8-byte elements: out row j = (row 0's element j, row 1's element j)
+  static __device__ __forceinline__ void transpose(const uint4 (&a)[2], uint4 (&b)[2]) {
+    b[0] = make_uint4(a[0].x, a[0].y, a[1].x, a[1].y);
+    b[1] = make_uint4(a[0].z, a[0].w, a[1].z, a[1].w);
+  }
+};
+
+template <unsigned VE>
+__device__ __forceinline__ void transposeVec(const uint4* __restrict__ in, uint4* __restrict__ out,
+                                             unsigned long long rows, unsigned long long cols,
+                                             unsigned long long tilesCols,
+                                             unsigned long long batch) {
+  extern __shared__ uint4 slots[];
+  const unsigned cg = blockDim.x;
+  const unsigned rg = blockDim.y;
+  const unsigned long long rowVecs = rows / VE;  // vectors in an output row
+  const unsigned long long colVecs = cols / VE;  // vectors in an input row
+  const unsigned long long tileRow = blockIdx.x / tilesCols;
+  const unsigned long long tileCol = blockIdx.x - tileRow * tilesCols;
+  const unsigned long long vr0 = tileRow * rg;
+  const unsigned long long vc0 = tileCol * cg;
+  const unsigned long long matrixVecs = rowVecs * cols;
+  // Reading: thread (x, y) takes input rows (vr0 + y) * VE + j, vector vc0 + x.
+  const unsigned long long vr = vr0 + threadIdx.y;
+  const unsigned long long vc = vc0 + threadIdx.x;
+  const bool reads = vr < rowVecs && vc < colVecs;
+  // Writing: the block's threads in turn along each output row's rg vectors.
+  const unsigned linear = threadIdx.y * cg + threadIdx.x;
+  const unsigned threads = cg * rg;
+  const unsigned wv = linear % rg;  // vector within the tile's part of an output row
+  const unsigned rowsOut = cg * VE;  // output rows of a tile
+  for (unsigned long long b = blockIdx.y; b < batch; b += gridDim.y) {
+    const uint4* src = in + b * matrixVecs;
+    uint4* dst = out + b * matrixVecs;
+    if (reads) {
+      uint4 a[VE];
+      uint4 t[VE];
+#pragma unroll
+      for (unsigned j = 0; j < VE; j++) a[j] = __ldg(src + (vr * VE + j) * colVecs + vc);
+      VecBlock<VE>::transpose(a, t);
+#pragma unroll
+      for (unsigned i = 0; i < VE; i++) {
+        const unsigned row = threadIdx.x * VE + i;
+        slots[row * rg + (threadIdx.y ^ (threadIdx.x & (rg - 1)))] = t[i];
+      }
+    }
+    __syncthreads();
+    for (unsigned row = linear / rg; row < rowsOut; row += threads / rg) {
+      const unsigned long long c = vc0 * VE + row;  // output row (input column)
+      const unsigned long long v = vr0 + wv;
+      if (c < cols && v < rowVecs) {
+        dst[c * rowVecs + v] = slots[row * rg + (wv ^ ((row / VE) & (rg - 1)))];
+      }
+    }
+    __syncthreads();
+  }
+}
+
 // out = the filter W of a layer of `groups` groups (kg output and cg input channels a group,
 // `spatial` = T*R*S taps), transposed per group and flipped in space:
 //   NCDHW: W [g*kg + k][c][s]  ->  out [g*cg + c][k][spatial - 1 - s]
@@ -165,6 +268,33 @@ extern "C" __global__ void __launch_bounds__(baracuda_layout::kTile * baracuda_l
                              unsigned long long rows, unsigned long long cols,
                              unsigned long long tilesCols, unsigned long long batch) {
   baracuda_layout::transposePairs(in, out, rows, cols, tilesCols, batch);
+}
+
+// As baracuda_transpose_b*, on 16-byte vectors (transposeVec), for rows and cols that are
+// multiples of 16 / element bytes and 16-byte aligned pointers. Same parameters, with tilesCols =
+// ceil(cols / VE / CG); grid (ceil(rows / VE / RG) * tilesCols, min(batch, 65535), 1); block
+// (CG, RG, 1), powers of two with CG * RG <= 256; dynamic shared memory CG * RG * VE * 16 bytes.
+// (At least 3 blocks an SM: up to 85 registers, which the 8 x 8 block of halves needs without
+// spilling; ptxas's own choice was 64 and a spill.)
+extern "C" __global__ void __launch_bounds__(256, 3)
+    baracuda_transpose_v16_b16(const uint4* in, uint4* out, unsigned long long rows,
+                               unsigned long long cols, unsigned long long tilesCols,
+                               unsigned long long batch) {
+  baracuda_layout::transposeVec<8>(in, out, rows, cols, tilesCols, batch);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_transpose_v16_b32(const uint4* in, uint4* out, unsigned long long rows,
+                               unsigned long long cols, unsigned long long tilesCols,
+                               unsigned long long batch) {
+  baracuda_layout::transposeVec<4>(in, out, rows, cols, tilesCols, batch);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_transpose_v16_b64(const uint4* in, uint4* out, unsigned long long rows,
+                               unsigned long long cols, unsigned long long tilesCols,
+                               unsigned long long batch) {
+  baracuda_layout::transposeVec<2>(in, out, rows, cols, tilesCols, batch);
 }
 
 // Parameters, packed: in (pointer), out (pointer), kg, cg, spatial, total (= groups * kg * cg *

@@ -9,7 +9,13 @@
 // of the same bytes. Then the filter flips (baracuda_flip_filter_*) of odd and grouped filters in
 // both layouts, likewise against the CPU's. Exit code 1 on any mismatch.
 import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
-import { flipFilterHost, LayoutKernels, transposeHost, usesPairs } from '../src/layout.ts';
+import {
+  flipFilterHost,
+  LayoutKernels,
+  transposeHost,
+  usesPairs,
+  vectorTranspose,
+} from '../src/layout.ts';
 
 const stream = Stream.create();
 const device = stream.device;
@@ -41,6 +47,13 @@ const shapes = [
   { batch: 2, rows: 100002, cols: 16 },
   { batch: 4, rows: 130, cols: 62 },
   { batch: 70000, rows: 2, cols: 4 },
+  // Multiples of 8: the 16-byte vector kernels (every element size), tiles cut at every edge.
+  { batch: 3, rows: 136, cols: 264 },
+  { batch: 70000, rows: 8, cols: 8 },
+  { batch: 2, rows: 32, cols: 100000 },
+  { batch: 1, rows: 100000, cols: 24 },
+  { batch: 2, rows: 64, cols: 50176 / 4 },
+  { batch: 2, rows: 50176 / 4, cols: 128 },
 ];
 // Each shape at aligned pointers, and (2-byte elements) with the source 2 bytes off, which must
 // take the plain kernel.
@@ -48,7 +61,11 @@ const runs = [];
 for (const bytes of [2, 4, 8]) {
   for (const shape of shapes) runs.push({ bytes, shape, offset: 0 });
 }
-for (const shape of shapes.slice(-4)) runs.push({ bytes: 2, shape, offset: 2 });
+for (const shape of shapes.slice(-10, -6)) runs.push({ bytes: 2, shape, offset: 2 });
+// The vector shapes with the source 4 bytes off 16: the paired or plain kernels.
+for (const shape of shapes.slice(-6)) {
+  for (const bytes of [2, 4]) runs.push({ bytes, shape, offset: 4 });
+}
 /**
  * Upload `src` (`offset` bytes into its buffer), poison the destination, run `launch(from, to)`
  * on the GPU and compare every element with `expected`; `describe(from, to)` names the case.
@@ -77,6 +94,11 @@ function checkExact(bytes, src, expected, offset, launch, describe) {
   b.dispose();
 }
 
+function kernelOf(from, to, shape, bytes) {
+  if (vectorTranspose(from, to, shape, bytes) !== null) return ' (vector)';
+  return usesPairs(from, to, shape, bytes) ? ' (pairs)' : '';
+}
+
 for (const { bytes, shape, offset } of runs) {
   const count = shape.batch * shape.rows * shape.cols;
   const src = random(bytes, count);
@@ -87,7 +109,7 @@ for (const { bytes, shape, offset } of runs) {
     offset,
     (from, to) => kernels.transpose(stream, from, to, shape, bytes),
     (from, to) =>
-      `b${bytes * 8}${usesPairs(from, to, shape, bytes) ? ' (pairs)' : ''} batch=${shape.batch} rows=${shape.rows} cols=${shape.cols} source offset ${offset}`,
+      `b${bytes * 8}${kernelOf(from, to, shape, bytes)} batch=${shape.batch} rows=${shape.rows} cols=${shape.cols} source offset ${offset}`,
   );
 }
 
@@ -140,21 +162,34 @@ function time(run) {
   }
   return median(times);
 }
+// Each timed on the kernel the detour takes (16-byte aligned: the vector kernel where the extents
+// allow) and, with the source 4 bytes off, on the kernel it took before (paired or plain).
 for (const [what, shape] of [
-  ['x NCDHW→NDHWC', { batch: 8, rows: 64, cols: 16 * 56 * 56 }],
-  ['y NDHWC→NCDHW', { batch: 8, rows: 16 * 56 * 56, cols: 128 }],
-  ['w NCDHW→NDHWC', { batch: 128, rows: 64, cols: 27 }],
+  ['c3d-conv2 x NCDHW→NDHWC', { batch: 8, rows: 64, cols: 16 * 56 * 56 }],
+  ['c3d-conv2 y NDHWC→NCDHW', { batch: 8, rows: 16 * 56 * 56, cols: 128 }],
+  ['c3d-conv2 y NCDHW→NDHWC', { batch: 8, rows: 128, cols: 16 * 56 * 56 }],
+  ['c3d-conv2 x NDHWC→NCDHW', { batch: 8, rows: 16 * 56 * 56, cols: 64 }],
+  ['unet3d-enc1 x NCDHW→NDHWC', { batch: 2, rows: 32, cols: 128 ** 3 }],
+  ['unet3d-enc1 x NDHWC→NCDHW', { batch: 2, rows: 128 ** 3, cols: 32 }],
+  ['c3d-conv2 w NCDHW→NDHWC', { batch: 128, rows: 64, cols: 27 }],
 ]) {
   for (const bytes of [2, 4]) {
     const count = shape.batch * shape.rows * shape.cols;
-    const a = DeviceBuffer.alloc(count * bytes);
+    const a = DeviceBuffer.alloc(count * bytes + 16);
     const b = DeviceBuffer.alloc(count * bytes);
     a.memsetSync(1);
-    const t = time(() => kernels.transpose(stream, a.devicePtr, b.devicePtr, shape, bytes));
-    const c = time(() => b.copyFrom(a, stream));
     const gbs = (ms) => ((2 * count * bytes) / (ms * 1e-3) / 1e9).toFixed(0);
+    const timed = (offset) => {
+      const from = a.devicePtr + BigInt(offset);
+      const ms = time(() => kernels.transpose(stream, from, b.devicePtr, shape, bytes));
+      return `${ms.toFixed(4)} ms (${gbs(ms)} GB/s${kernelOf(from, b.devicePtr, shape, bytes)})`;
+    };
+    const now = timed(0);
+    const before = timed(4);
+    const same = { devicePtr: a.devicePtr, byteLength: count * bytes };
+    const c = time(() => b.copyFrom(same, stream));
     console.log(
-      `TIME ${what} b${bytes * 8} (${((count * bytes) / 2 ** 20).toFixed(1)} MiB): transpose ${t.toFixed(4)} ms (${gbs(t)} GB/s), copy ${c.toFixed(4)} ms (${gbs(c)} GB/s)`,
+      `TIME ${what} b${bytes * 8} (${((count * bytes) / 2 ** 20).toFixed(1)} MiB): transpose ${now}, off 16 bytes ${before}, copy ${c.toFixed(4)} ms (${gbs(c)} GB/s)`,
     );
     a.dispose();
     b.dispose();

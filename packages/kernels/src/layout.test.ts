@@ -9,6 +9,7 @@ import {
   type TransposeShape,
   transposeGrid,
   transposeHost,
+  vectorTranspose,
 } from './layout.js';
 import { LAYOUT_PTX } from './layout-ptx.js';
 import { ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
@@ -105,13 +106,14 @@ describe('LayoutKernels', () => {
     if (k instanceof Error) throw k;
     const shape: TransposeShape = { batch: 3, rows: 40, cols: 70 };
     const stream = { raw: 0x77n };
+    // 8-byte aligned: not the 16-byte vector kernels.
     for (const bytes of [2, 4, 8]) {
-      expect(k.transpose(stream, 0x1000n, 0x2000n, shape, bytes)).toBe(true);
+      expect(k.transpose(stream, 0x1008n, 0x2000n, shape, bytes)).toBe(true);
     }
-    expect(k.transpose(stream, 0x1000n, 0x2000n, shape, 1)).toBe(false);
+    expect(k.transpose(stream, 0x1008n, 0x2000n, shape, 1)).toBe(false);
     // 2-byte elements go in pairs only with even extents and 4-byte aligned pointers.
     expect(k.transpose(stream, 0x1002n, 0x2000n, shape, 2)).toBe(true);
-    expect(k.transpose(stream, 0x1000n, 0x2000n, { ...shape, rows: 41 }, 2)).toBe(true);
+    expect(k.transpose(stream, 0x1008n, 0x2000n, { ...shape, rows: 41 }, 2)).toBe(true);
     expect(launches.map((l) => l.name)).toEqual([
       'baracuda_transpose_b16x2',
       'baracuda_transpose_b32',
@@ -128,7 +130,7 @@ describe('LayoutKernels', () => {
     expect(l.block).toEqual([32, 8, 1]);
     expect(l.params.length).toBe(48);
     const v = new DataView(l.params.buffer, l.params.byteOffset, l.params.byteLength);
-    expect(v.getBigUint64(0, true)).toBe(0x1000n);
+    expect(v.getBigUint64(0, true)).toBe(0x1008n);
     expect(v.getBigUint64(8, true)).toBe(0x2000n);
     expect(v.getBigUint64(16, true)).toBe(40n);
     expect(v.getBigUint64(24, true)).toBe(70n);
@@ -178,7 +180,7 @@ describe('LayoutKernels', () => {
         Array(7).fill('.u64'),
       );
     }
-    for (const name of ['b16', 'b32', 'b64', 'b16x2']) {
+    for (const name of ['b16', 'b32', 'b64', 'b16x2', 'v16_b16', 'v16_b32', 'v16_b64']) {
       expect(ptxEntryParams(LAYOUT_PTX, `baracuda_transpose_${name}`), name).toEqual([
         '.u64',
         '.u64',
@@ -188,6 +190,138 @@ describe('LayoutKernels', () => {
         '.u64',
       ]);
     }
+  });
+});
+
+describe('vectorTranspose', () => {
+  /**
+   * cuda/layout.cu's transposeVec run on the CPU, block by block and thread by thread, with the
+   * launch `vectorTranspose` gives: a wrong tile count, block shape or swizzle loses or misplaces
+   * elements here as on the GPU. Elements are numbers; a "vector" is `ve` of them.
+   */
+  function emulate(src: Float64Array, shape: TransposeShape, bytes: number): Float64Array {
+    const launch = vectorTranspose(0n, 0n, shape, bytes);
+    if (launch === null) throw new Error('no vector launch');
+    const ve = 16 / bytes;
+    const [cg, rg] = launch.block;
+    const rowVecs = shape.rows / ve;
+    const colVecs = shape.cols / ve;
+    const out = new Float64Array(src.length).fill(Number.NaN);
+    const slots: Float64Array[] = new Array(launch.sharedBytes / 16);
+    const matrix = shape.rows * shape.cols;
+    for (let bx = 0; bx < launch.grid[0]; bx++) {
+      const tileRow = Math.floor(bx / launch.tilesCols);
+      const tileCol = bx - tileRow * launch.tilesCols;
+      const vr0 = tileRow * rg;
+      const vc0 = tileCol * cg;
+      for (let by = 0; by < launch.grid[1]; by++) {
+        for (let b = by; b < shape.batch; b += launch.grid[1]) {
+          slots.fill(new Float64Array(ve).fill(Number.NaN));
+          for (let ty = 0; ty < rg; ty++) {
+            for (let tx = 0; tx < cg; tx++) {
+              const vr = vr0 + ty;
+              const vc = vc0 + tx;
+              if (vr >= rowVecs || vc >= colVecs) continue;
+              for (let i = 0; i < ve; i++) {
+                const t = new Float64Array(ve);
+                for (let j = 0; j < ve; j++) {
+                  t[j] = src[b * matrix + (vr * ve + j) * shape.cols + vc * ve + i]!;
+                }
+                slots[(tx * ve + i) * rg + (ty ^ (tx & (rg - 1)))] = t;
+              }
+            }
+          }
+          const threads = cg * rg;
+          for (let linear = 0; linear < threads; linear++) {
+            const wv = linear % rg;
+            for (let row = Math.floor(linear / rg); row < cg * ve; row += threads / rg) {
+              const c = vc0 * ve + row;
+              const v = vr0 + wv;
+              if (c >= shape.cols || v >= rowVecs) continue;
+              const t = slots[row * rg + (wv ^ (Math.floor(row / ve) & (rg - 1)))]!;
+              for (let j = 0; j < ve; j++) out[b * matrix + c * shape.rows + v * ve + j] = t[j]!;
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  const cases: [number, TransposeShape][] = [
+    [2, { batch: 2, rows: 64, cols: 784 }], // x of c3d-conv2, one depth slice: a 32 × 8 block
+    [2, { batch: 2, rows: 784, cols: 128 }], // y back: 16 × 16
+    [2, { batch: 3, rows: 8, cols: 8 }],
+    [2, { batch: 1, rows: 32, cols: 4096 }],
+    [2, { batch: 1, rows: 4096, cols: 32 }],
+    [2, { batch: 2, rows: 136, cols: 264 }], // tiles cut at both edges
+    [4, { batch: 2, rows: 12, cols: 1000 }],
+    [4, { batch: 3, rows: 1000, cols: 12 }],
+    [8, { batch: 5, rows: 6, cols: 514 }],
+    [8, { batch: 1, rows: 2, cols: 2 }],
+  ];
+  for (const [bytes, shape] of cases) {
+    it(`moves every element (${bytes}-byte, ${shape.batch}×${shape.rows}×${shape.cols})`, () => {
+      const count = shape.batch * shape.rows * shape.cols;
+      const src = Float64Array.from({ length: count }, (_, i) => i + 1);
+      expect(Array.from(emulate(src, shape, bytes))).toEqual(
+        Array.from(transposeHost(src, new Float64Array(count), shape)),
+      );
+    });
+  }
+
+  it('applies to multiples of 16 bytes at 16-byte aligned pointers only', () => {
+    const shape = { batch: 1, rows: 64, cols: 64 };
+    expect(vectorTranspose(0x1000n, 0x2000n, shape, 2)).not.toBeNull();
+    expect(vectorTranspose(0x1008n, 0x2000n, shape, 2)).toBeNull();
+    expect(vectorTranspose(0x1000n, 0x2004n, shape, 4)).toBeNull();
+    expect(vectorTranspose(0x1000n, 0x2000n, { ...shape, rows: 60 }, 2)).toBeNull();
+    expect(vectorTranspose(0x1000n, 0x2000n, { ...shape, cols: 62 }, 4)).toBeNull();
+    expect(vectorTranspose(0x1000n, 0x2000n, { ...shape, cols: 66 }, 8)).not.toBeNull();
+    expect(vectorTranspose(0x1000n, 0x2000n, shape, 1)).toBeNull();
+  });
+
+  it('shapes the block to the matrix: 16-byte runs both ways, at most 256 threads', () => {
+    // c3d-conv2's x (64 channels) and y (128) in 2-byte elements.
+    expect(vectorTranspose(0n, 0n, { batch: 8, rows: 64, cols: 50176 }, 2)).toEqual({
+      grid: [196, 8, 1],
+      block: [32, 8, 1],
+      sharedBytes: 32 * 8 * 8 * 16,
+      tilesCols: 196,
+    });
+    expect(vectorTranspose(0n, 0n, { batch: 8, rows: 50176, cols: 128 }, 2)).toEqual({
+      grid: [392, 8, 1],
+      block: [16, 16, 1],
+      sharedBytes: 16 * 16 * 8 * 16,
+      tilesCols: 1,
+    });
+    expect(vectorTranspose(0n, 0n, { batch: 70000, rows: 2, cols: 2 }, 8)).toEqual({
+      grid: [1, 65535, 1],
+      block: [1, 1, 1],
+      sharedBytes: 32,
+      tilesCols: 1,
+    });
+  });
+
+  it('LayoutKernels takes it where it applies, with its block and shared memory', () => {
+    LayoutKernels.resetForTests();
+    const { loader, launches } = recordingLoader();
+    const k = LayoutKernels.forDevice(
+      { ordinal: 5, name: 'fake', computeCapability: { major: 9, minor: 0 } },
+      loader,
+    );
+    if (k instanceof Error) throw k;
+    const shape = { batch: 8, rows: 64, cols: 50176 };
+    for (const bytes of [2, 4, 8]) {
+      expect(k.transpose({ raw: 1n }, 0x1000n, 0x2000n, shape, bytes)).toBe(true);
+    }
+    expect(launches.map((l) => [l.name, l.block, l.shared])).toEqual([
+      ['baracuda_transpose_v16_b16', [32, 8, 1], 32768],
+      ['baracuda_transpose_v16_b32', [16, 16, 1], 16384],
+      ['baracuda_transpose_v16_b64', [16, 16, 1], 8192],
+    ]);
+    const v = new DataView(launches[0]!.params.buffer);
+    expect(v.getBigUint64(32, true)).toBe(196n);
   });
 });
 

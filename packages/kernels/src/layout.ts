@@ -134,6 +134,68 @@ const FLIP_KERNEL_NAMES: Record<number, string> = {
 const FLIP_BLOCK = 256;
 /** 2-byte elements moved in pairs (64×64 tiles): even rows and cols, 4-byte aligned pointers. */
 const PAIRS_KERNEL = 'baracuda_transpose_b16x2';
+/** 16-byte vectors on both sides (see {@link vectorTranspose}). */
+const VECTOR_KERNEL_NAMES: Record<number, string> = {
+  2: 'baracuda_transpose_v16_b16',
+  4: 'baracuda_transpose_v16_b32',
+  8: 'baracuda_transpose_v16_b64',
+};
+const VECTOR_BYTES = 16;
+/** Threads a block of the vector kernels, at most. */
+const VECTOR_THREADS = 256;
+/** Vectors across an input row a block reads, before the rest go down the rows. */
+const VECTOR_ACROSS = 16;
+
+function pow2AtLeast(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+/** Launch geometry of the vector transpose kernels (cuda/layout.cu's transposeVec). */
+export interface VectorTransposeLaunch {
+  grid: [number, number, number];
+  /** (CG, RG): vectors across the input rows, vector groups down them. */
+  block: [number, number, 1];
+  sharedBytes: number;
+  tilesCols: number;
+}
+
+/**
+ * How the 16-byte vector kernel would run the transpose, or null where it does not apply: rows
+ * or cols not a multiple of 16 / `elementBytes`, a pointer not 16-byte aligned, or a grid too
+ * large. Each thread moves a square of 16 / `elementBytes` elements each way; the block takes up
+ * to {@link VECTOR_ACROSS} vectors across the input's rows and as many vector groups down them as
+ * fill 256 threads (more across where the matrix has few rows), so that both the reads of a row
+ * and the writes of an output row are runs of 16-byte vectors.
+ */
+export function vectorTranspose(
+  src: bigint,
+  dst: bigint,
+  shape: TransposeShape,
+  elementBytes: number,
+): VectorTransposeLaunch | null {
+  const ve = VECTOR_BYTES / elementBytes;
+  if (VECTOR_KERNEL_NAMES[elementBytes] === undefined) return null;
+  if (shape.rows % ve !== 0 || shape.cols % ve !== 0) return null;
+  if ((src | dst) % BigInt(VECTOR_BYTES) !== 0n) return null;
+  const rowVecs = shape.rows / ve;
+  const colVecs = shape.cols / ve;
+  const down = Math.min(
+    VECTOR_THREADS / Math.min(VECTOR_ACROSS, pow2AtLeast(colVecs)),
+    pow2AtLeast(rowVecs),
+  );
+  const across = Math.min(VECTOR_THREADS / down, pow2AtLeast(colVecs));
+  const tilesCols = Math.ceil(colVecs / across);
+  const tiles = Math.ceil(rowVecs / down) * tilesCols;
+  if (tiles > MAX_GRID_X) return null;
+  return {
+    grid: [Math.max(1, tiles), Math.max(1, Math.min(shape.batch, MAX_GRID_Y)), 1],
+    block: [across, down, 1],
+    sharedBytes: across * down * ve * VECTOR_BYTES,
+    tilesCols,
+  };
+}
 
 /**
  * Whether the paired 2-byte kernel applies. (Its grid of 64×64 tiles is never larger than the
@@ -167,6 +229,7 @@ export function transposeGrid(
 export class LayoutKernels {
   readonly #functions: Record<number, KernelFunctionLike>;
   readonly #pairs: KernelFunctionLike;
+  readonly #vectors: Record<number, KernelFunctionLike>;
   readonly #flips: Record<number, KernelFunctionLike>;
   /** in, out, rows, cols, tilesCols, batch: six 8-byte parameters, as cuda/layout.cu declares. */
   readonly #params = new driver.KernelParams(48);
@@ -178,10 +241,12 @@ export class LayoutKernels {
   private constructor(
     functions: Record<number, KernelFunctionLike>,
     pairs: KernelFunctionLike,
+    vectors: Record<number, KernelFunctionLike>,
     flips: Record<number, KernelFunctionLike>,
   ) {
     this.#functions = functions;
     this.#pairs = pairs;
+    this.#vectors = vectors;
     this.#flips = flips;
   }
 
@@ -211,7 +276,11 @@ export class LayoutKernels {
     return true;
   }
 
-  /** Enqueue `dst = transpose(src)` on `stream`; false (nothing enqueued) when it cannot. */
+  /**
+   * Enqueue `dst = transpose(src)` on `stream`; false (nothing enqueued) when it cannot. Takes the
+   * 16-byte vector kernel where it applies ({@link vectorTranspose}), else the paired 2-byte one
+   * ({@link usesPairs}), else the plain kernel of the element size.
+   */
   transpose(
     stream: StreamLike,
     src: bigint,
@@ -219,9 +288,15 @@ export class LayoutKernels {
     shape: TransposeShape,
     elementBytes: number,
   ): boolean {
-    const pairs = usesPairs(src, dst, shape, elementBytes);
-    const fn = pairs ? this.#pairs : this.#functions[elementBytes];
-    const geometry = transposeGrid(shape, pairs ? 2 * TILE : TILE);
+    const vector = vectorTranspose(src, dst, shape, elementBytes);
+    const pairs = vector === null && usesPairs(src, dst, shape, elementBytes);
+    const fn =
+      vector !== null
+        ? this.#vectors[elementBytes]
+        : pairs
+          ? this.#pairs
+          : this.#functions[elementBytes];
+    const geometry = vector ?? transposeGrid(shape, pairs ? 2 * TILE : TILE);
     if (fn === undefined || geometry === null) return false;
     if (shape.batch === 0 || shape.rows === 0 || shape.cols === 0) return true;
     const params = this.#params
@@ -233,7 +308,8 @@ export class LayoutKernels {
       .u64(geometry.tilesCols)
       .u64(shape.batch)
       .bytes();
-    fn.launch(stream, geometry.grid, this.#block, 0, params);
+    if (vector !== null) fn.launch(stream, vector.grid, vector.block, vector.sharedBytes, params);
+    else fn.launch(stream, geometry.grid, this.#block, 0, params);
     return true;
   }
 
@@ -256,6 +332,7 @@ export class LayoutKernels {
       return new LayoutKernels(
         named(KERNEL_NAMES),
         module.getFunction(PAIRS_KERNEL),
+        named(VECTOR_KERNEL_NAMES),
         named(FLIP_KERNEL_NAMES),
       );
     });
