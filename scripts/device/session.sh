@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-as-fw check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -56,6 +56,11 @@ for phase in "$@"; do
     check) run check 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check.json" ${CHECK_ARGS:-} ;;
     # Any other check: CHECK_EXTRA_ARGS names the suite and filters.
     check-extra) run check-extra 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --json "$LOGS/check-extra.json" ${CHECK_EXTRA_ARGS:-} ;;
+    # Every pass of every NCDHW problem through its NDHWC problem on our transposes (the option's
+    # 'always'), on both cuDNNs (on 9.19 f16/bf16 NCDHW take it only through this option).
+    check-via)
+      BARACUDA_VIA_NDHWC=always run check-via 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via.json" ${CHECK_VIA_ARGS:-}
+      BARACUDA_VIA_NDHWC=always BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-via-919 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via-919.json" ${CHECK_VIA_ARGS:-} ;;
     # Every stride-1 backward-data as a forward pass on the flipped filter (the option's 'always').
     check-as-fw) BARACUDA_BWDATA_AS_FORWARD=always run check-as-fw 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-as-fw.json" ${CHECK_AS_FW_ARGS:-} ;;
     check-shared) run check-shared 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suite packages/conformance/suites/conv3d-suite.json --no-extras --json "$LOGS/check-shared.json" ${CHECK_ARGS:-} ;;

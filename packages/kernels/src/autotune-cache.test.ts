@@ -93,7 +93,7 @@ describe('autotune cache file', () => {
     );
     expect(readAutotuneCache(path).entries).toEqual({});
     expect(warnings[0]!.message).toMatch(
-      /it has version 2, this baracuda reads version 4; it will be rewritten$/,
+      /it has version 2, this baracuda reads version 5; it will be rewritten$/,
     );
   });
 

@@ -13,9 +13,10 @@ import { dirname, join } from 'node:path';
  * operand sets rotated past L2 (version 2 timed them on one set, warm in L2, and picked configs
  * that are slower where a layer's operands come from memory). 4: engine index -2, backward-data of
  * a 1×1×1 layer run as a forward pass on the transposed filter (version 3 would read it as a cuDNN
- * engine).
+ * engine). 5: engine index -3, an NCDHW pass run through its NDHWC problem on our transposes
+ * (version 4 never timed it, and would read it as a cuDNN engine).
  */
-export const AUTOTUNE_CACHE_VERSION = 4;
+export const AUTOTUNE_CACHE_VERSION = 5;
 
 /** One tuned choice: the engine and its knob settings. */
 export interface AutotuneEntry {

@@ -39,6 +39,8 @@ async function tune(stream: StreamLike, cachePath: string, deterministic = false
     {
       passes: ['fw'],
       autotuneCachePath: cachePath,
+      // The knob search alone (via-ndhwc.test.ts times the NDHWC detour).
+      viaNdhwc: 'never',
       onProgress: (m) => lines.push(m.replace(/^conv3d .* fw: /, '')),
     },
   );

@@ -118,6 +118,8 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         {
           passes: ['bwData'],
           autotuneCachePath: cachePath,
+          // This detour alone (via-ndhwc.test.ts times the NDHWC detour, and both together).
+          viaNdhwc: 'never',
           onProgress: (m) => lines.push(m.replace(/^conv3d .*? (fw|bwData): /, '$1: ')),
         },
       );
@@ -244,6 +246,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
           passes: ['bwData'],
           autotuneCachePath: newCache(),
           bwDataAsForward: 'never',
+          viaNdhwc: 'never',
           onProgress: (m) => lines.push(m),
         },
       );

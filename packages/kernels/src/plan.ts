@@ -151,6 +151,17 @@ export interface Conv3dPlanOptions {
    * used by pinned plans. Defaults to `$BARACUDA_BWDATA_AS_FORWARD`, else `'tuned'`.
    */
   bwDataAsForward?: 'tuned' | 'always' | 'never';
+  /**
+   * An NCDHW problem run as the same problem in NDHWC: our layout transposes of the operands into
+   * plan-owned NDHWC scratch, that problem's own plan, and the result transposed back. cuDNN's
+   * NCDHW engines transpose too, inside; ours move 90–97% of a copy's bandwidth on an H200.
+   * `'tuned'` (the default): autotune times it per pass against the NCDHW engines and takes it
+   * when at least 2% faster (f32, TF32, f16 and bf16; not f64); heuristic plans do not use it.
+   * `'always'`: every pass of an NCDHW problem takes it, heuristic or autotuned (tests, or where it
+   * is known to be faster). `'never'`: it is not used except where an erratum requires it. Not
+   * used by pinned plans. Defaults to `$BARACUDA_VIA_NDHWC`, else `'tuned'`.
+   */
+  viaNdhwc?: 'tuned' | 'always' | 'never';
 }
 
 /** A tensor argument: a TensorRef (checked for element, shape, strides and size) or a plain DeviceSlice (taken as dense in the descriptor's layout). */
@@ -367,15 +378,21 @@ interface PassState {
   preferred: AutotuneEntry | undefined;
   /** The first built choice, reported by algorithm(pass). */
   reported: AlgorithmInfo | undefined;
+  /** Autotune (now or from its cache) chose the NDHWC detour for this pass. */
+  via: boolean;
 }
 
 /**
- * @internal The 'via-ndhwc' path of an erratum: the same problem in NDHWC as its own plan (sharing
- * the handle), and the transform descriptors, made on the first run.
+ * @internal The NDHWC detour: the same problem in NDHWC as its own plan (sharing the handle), our
+ * transposes around it, and the transform descriptors (for cudnnTransformTensor where our kernels
+ * do not load), made on the first run. Every pass takes it where an erratum requires it or
+ * `options.viaNdhwc` is `'always'`; otherwise the passes autotune timed faster through it.
  */
 interface ViaNdhwc {
-  /** The erratum that sends every pass this way. */
-  readonly erratum: Erratum;
+  /** The erratum that sends every pass this way, if one does. */
+  readonly erratum: Erratum | undefined;
+  /** Every pass takes it (an erratum, or `options.viaNdhwc: 'always'`). */
+  readonly every: boolean;
   readonly inner: Conv3dPlan;
   /** The batched transposes of x, w and y (our layout kernels). */
   readonly transposes: Record<Role, OperandTransposes>;
@@ -391,6 +408,9 @@ type Role = 'x' | 'w' | 'y';
 const OUTPUT_ROLE: Record<Conv3dPass, Role> = { fw: 'y', bwData: 'x', bwFilter: 'w' };
 const ROLES: readonly Role[] = ['x', 'w', 'y'];
 const VIA_NDHWC_SUFFIX = 'via NDHWC (cuDNN 9.8–9.14 erratum)';
+const VIA_NDHWC_CHOSEN_SUFFIX = 'via NDHWC';
+/** The autotune cache's engine index for the NDHWC detour ({@link ViaNdhwc}). */
+const VIA_NDHWC_ENGINE_INDEX = -3;
 
 interface EngineCandidate {
   cfg: BackendDescriptor;
@@ -639,23 +659,32 @@ function resolveOptions(options: Conv3dPlanOptions | undefined): Required<
   if (!Array.isArray(ignore) || ignore.some((s) => typeof s !== 'string')) {
     throw new InvalidArgumentError('options.ignoreErrata', 'an array of erratum ids', ignore);
   }
-  const fromEnv =
-    o.bwDataAsForward === undefined ? process.env.BARACUDA_BWDATA_AS_FORWARD : undefined;
-  const asForward: string = o.bwDataAsForward ?? (fromEnv || 'tuned');
-  if (asForward !== 'tuned' && asForward !== 'always' && asForward !== 'never') {
-    throw new InvalidArgumentError(
-      fromEnv ? '$BARACUDA_BWDATA_AS_FORWARD' : 'options.bwDataAsForward',
-      "'tuned', 'always' or 'never'",
-      asForward,
-    );
-  }
   return {
     autotuneCachePath: path,
     passes: [...new Set(passes)],
     onProgress: o.onProgress,
     ignoreErrata: ignore,
-    bwDataAsForward: asForward,
+    bwDataAsForward: detourOption(
+      o.bwDataAsForward,
+      'bwDataAsForward',
+      'BARACUDA_BWDATA_AS_FORWARD',
+    ),
+    viaNdhwc: detourOption(o.viaNdhwc, 'viaNdhwc', 'BARACUDA_VIA_NDHWC'),
   };
+}
+
+/** A detour's option: as given, else from `$<env>`, else `'tuned'`; checked either way. */
+function detourOption(value: unknown, name: string, env: string): 'tuned' | 'always' | 'never' {
+  const fromEnv = value === undefined ? process.env[env] : undefined;
+  const chosen = value ?? (fromEnv || 'tuned');
+  if (chosen !== 'tuned' && chosen !== 'always' && chosen !== 'never') {
+    throw new InvalidArgumentError(
+      fromEnv ? `$${env}` : `options.${name}`,
+      "'tuned', 'always' or 'never'",
+      chosen,
+    );
+  }
+  return chosen;
 }
 
 /**
@@ -700,10 +729,10 @@ export class Conv3dPlan {
     cudnnVersion: number,
     handle: SharedHandle,
     errataApplied: string[],
-    via: { erratum: Erratum; inner: Conv3dPlan } | undefined,
+    via: { erratum: Erratum | undefined; inner: Conv3dPlan } | undefined,
   ) {
     this.descriptor = desc;
-    this.#via = via === undefined ? undefined : this.#makeVia(via.erratum, via.inner);
+    this.#via = via === undefined ? undefined : this.#makeVia(via.erratum, true, via.inner);
     this.preference = preference;
     this.cudnnVersion = cudnnVersion;
     this.errataApplied = Object.freeze(errataApplied);
@@ -730,6 +759,7 @@ export class Conv3dPlan {
       legacy: undefined,
       preferred: undefined,
       reported: undefined,
+      via: false,
     });
     this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
     registry.register(this, this.#res, this);
@@ -840,24 +870,14 @@ export class Conv3dPlan {
       applied.push(erratum.id);
     }
     device.makeCurrent?.();
-    if (via === undefined) {
+    const always =
+      opts.viaNdhwc === 'always' && desc.layout === 'ncdhw' && pref.algorithm !== 'pinned';
+    if (via === undefined && !always) {
       const handle = acquireHandle(device.ordinal, desc.describe());
       return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, undefined);
     }
-    // The same problem in NDHWC, which the erratum does not touch: its own plan (heuristics,
-    // autotune and legacy fallback as for any NDHWC problem), sharing the device's handle.
-    const innerDesc = desc.withLayout('ndhwc');
-    const innerHandle = acquireHandle(device.ordinal, innerDesc.describe());
-    const inner = new Conv3dPlan(
-      stream,
-      device,
-      innerDesc,
-      pref,
-      version,
-      innerHandle,
-      [],
-      undefined,
-    );
+    // The same problem in NDHWC (which the erratum does not touch) as its own plan.
+    const inner = Conv3dPlan.#ndhwcTwin(stream, device, desc, pref, version);
     try {
       const handle = acquireHandle(device.ordinal, desc.describe());
       return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, {
@@ -870,14 +890,31 @@ export class Conv3dPlan {
     }
   }
 
+  /**
+   * The NDHWC problem of an NCDHW one as its own plan (heuristics, autotune and legacy fallback as
+   * for any NDHWC problem), sharing the device's handle: the NDHWC detour's.
+   */
+  static #ndhwcTwin(
+    stream: StreamLike,
+    device: DeviceLike,
+    desc: Conv3dDescriptor,
+    pref: ResolvedPlanPreference,
+    version: number,
+  ): Conv3dPlan {
+    const innerDesc = desc.withLayout('ndhwc');
+    const handle = acquireHandle(device.ordinal, innerDesc.describe());
+    return new Conv3dPlan(stream, device, innerDesc, pref, version, handle, [], undefined);
+  }
+
   // -------------------------------------------------------------------------------------------
   // the NDHWC detour
 
-  #makeVia(erratum: Erratum, inner: Conv3dPlan): ViaNdhwc {
+  #makeVia(erratum: Erratum | undefined, every: boolean, inner: Conv3dPlan): ViaNdhwc {
     const f64 = this.descriptor.element === ElementKind.F64;
     const scale = (v: number) => (f64 ? Float64Array.of(v) : Float32Array.of(v));
     return {
       erratum,
+      every,
       inner,
       transposes: layoutTransposes(this.descriptor),
       descs: undefined,
@@ -886,6 +923,74 @@ export class Conv3dPlan {
       alphaBuf: scale(1),
       betaBuf: scale(0),
     };
+  }
+
+  /** The NDHWC detour when it runs `pass`: every pass, or the passes autotune chose it for. */
+  #viaFor(pass: Conv3dPass): ViaNdhwc | undefined {
+    const via = this.#via;
+    return via !== undefined && (via.every || this.#passes[pass].via) ? via : undefined;
+  }
+
+  /**
+   * Whether autotune times the NDHWC detour (see `options.viaNdhwc`): an NCDHW problem of f32,
+   * TF32, f16 or bf16 (f64 has no tensor-core engines to gain and few NDHWC engines) that does not
+   * take it for every pass already, on a device where our layout kernels load.
+   */
+  #viaTunable(): boolean {
+    const d = this.descriptor;
+    return (
+      d.layout === 'ncdhw' &&
+      d.element !== ElementKind.F64 &&
+      this.preference.algorithm === 'autotune' &&
+      this.#via?.every !== true &&
+      this.#layoutKernels() !== null
+    );
+  }
+
+  /** The detour autotune times, made on first use; kept only if some pass takes it. */
+  #ensureVia(): ViaNdhwc {
+    if (this.#via !== undefined) return this.#via;
+    const inner = Conv3dPlan.#ndhwcTwin(
+      this.#stream,
+      this.#device,
+      this.descriptor,
+      this.preference,
+      this.cudnnVersion,
+    );
+    this.#via = this.#makeVia(undefined, false, inner);
+    return this.#via;
+  }
+
+  /** Drop an autotuned detour no pass took, with its NDHWC plan and its x and y scratch. */
+  #dropUnusedVia(): void {
+    const via = this.#via;
+    if (via === undefined || via.every || PASSES.some((p) => this.#passes[p].via)) return;
+    this.#via = undefined;
+    via.inner.dispose();
+    for (const role of ['x', 'y'] as const) {
+      const buf = this.#res.scratch[role];
+      this.#res.scratch[role] = null;
+      buf?.dispose();
+    }
+  }
+
+  /**
+   * The NDHWC detour timed as one call sees it: the set's operands transposed into NDHWC scratch,
+   * the NDHWC plan (tuned already) and the result transposed back, like a finalist (see
+   * {@link Conv3dPlan.#timeAsFinalist}).
+   */
+  *#timeVia(
+    via: ViaNdhwc,
+    pass: Conv3dPass,
+    bench: TuneBench,
+  ): Generator<TimingEvent, number, void> {
+    const args: RunScalars = { alpha: 1, beta: 0, stream: this.#stream, userWs: null };
+    const run = (set: number) => {
+      const { x, w, y } = bench.sets[set]!;
+      this.#runViaNdhwc(via, pass, x, w, y, args);
+      return true;
+    };
+    return yield* this.#timeAsFinalist(bench, run, TUNE_ROUNDS);
   }
 
   /** Our layout kernels for this plan's transposes, or null (then cudnnTransformTensor serves). */
@@ -932,7 +1037,7 @@ export class Conv3dPlan {
     options: Conv3dPlanOptions | undefined,
   ): Generator<TimingEvent, BwDataAsFw | null, void> {
     const forward = bwDataAsForward(this.descriptor);
-    if (forward === null || this.#via !== undefined) return null;
+    if (forward === null || this.#via?.every === true) return null;
     const layout = LayoutKernels.forDevice(this.#device);
     if (layout instanceof Error) return null;
     const inner = Conv3dPlan.#create(this.#stream, forward, this.preference, options);
@@ -962,10 +1067,22 @@ export class Conv3dPlan {
    */
   *#timeBwDataAsFw(asFw: BwDataAsFw, bench: TuneBench): Generator<TimingEvent, number, void> {
     const inner = asFw.inner;
-    const exec = inner.#choice('fw', 1, 0, 16);
-    if (!('variantPacks' in exec)) return Number.POSITIVE_INFINITY;
     const stream = this.#stream;
     const flipped = this.#scratchOperand('w', this.descriptor.wElements, stream);
+    const via = inner.#viaFor('fw');
+    if (via !== undefined) {
+      // The forward problem autotuned its NDHWC detour: timed through it, as it runs.
+      const args: RunScalars = { alpha: 1, beta: 0, stream, userWs: null };
+      const run = (set: number) => {
+        const { x, w, y } = bench.sets[set]!;
+        this.#flippedFilter(asFw, w, stream);
+        inner.#runViaNdhwc(via, 'fw', y, flipped, x, args);
+        return true;
+      };
+      return yield* this.#timeAsFinalist(bench, run, TUNE_ROUNDS);
+    }
+    const exec = inner.#choice('fw', 1, 0, 16);
+    if (!('variantPacks' in exec)) return Number.POSITIVE_INFINITY;
     const workspace = bench.workspace(exec.workspaceBytes);
     const packs: BackendDescriptor[] = [];
     try {
@@ -1086,10 +1203,11 @@ export class Conv3dPlan {
     if (native !== null) return native.info;
     const asFw = this.#asFwFor(pass);
     if (asFw !== undefined) return renamed(asFw.inner.algorithm('fw'), BWDATA_AS_FW_SUFFIX);
-    const via = this.#via;
+    const via = this.#viaFor(pass);
     if (via !== undefined) {
       // The inner NDHWC plan's truth, named as the detour it is.
-      return renamed(via.inner.algorithm(pass), VIA_NDHWC_SUFFIX);
+      const suffix = via.erratum !== undefined ? VIA_NDHWC_SUFFIX : VIA_NDHWC_CHOSEN_SUFFIX;
+      return renamed(via.inner.algorithm(pass), suffix);
     }
     const choice = this.#defaultChoice(pass);
     return this.#passes[pass].reported ?? choice.info;
@@ -1135,7 +1253,8 @@ export class Conv3dPlan {
     const asFw = this.#asFwFor(pass);
     if (asFw !== undefined) return asFw.inner.#builtInfo('fw');
     // The NDHWC detour's plan runs the pass, maybe on our kernel or as a forward pass itself.
-    if (this.#via !== undefined) return this.#via.inner.#builtInfo(pass);
+    const via = this.#viaFor(pass);
+    if (via !== undefined) return via.inner.#builtInfo(pass);
     return this.#passes[pass].reported;
   }
 
@@ -1281,7 +1400,7 @@ export class Conv3dPlan {
         return;
       }
     }
-    const via = this.#via;
+    const via = this.#viaFor(pass);
     if (via !== undefined) {
       this.#runViaNdhwc(via, pass, px, pw, py, args);
       return;
@@ -1422,8 +1541,9 @@ export class Conv3dPlan {
 
   /**
    * A plan-owned scratch operand: allocated on first use (stream-ordered), then reused. The NDHWC
-   * detour's operands, or backward-data-as-forward's flipped filter (never both in one plan: a
-   * plan with the NDHWC detour leaves backward-data as a forward pass to its NDHWC plan).
+   * detour's operands, or backward-data-as-forward's flipped filter. One plan may take both (the
+   * detour for some passes, the flip for backward-data): each run writes the scratch it reads,
+   * before reading it, in stream order.
    */
   #scratchOperand(role: Role, elements: number, stream: StreamLike): bigint {
     const bytes = elements * this.#elementBytes;
@@ -1496,10 +1616,8 @@ export class Conv3dPlan {
     if (native !== null) return native;
     const asFw = this.#asFwFor(pass);
     if (asFw !== undefined) return asFw.inner.#defaultChoice('fw');
-    const via = this.#via;
-    if (via !== undefined) {
-      return via.inner.#defaultChoice(pass);
-    }
+    const via = this.#viaFor(pass);
+    if (via !== undefined) return via.inner.#defaultChoice(pass);
     return this.#choice(pass, 1, 0, 16);
   }
 
@@ -2110,12 +2228,13 @@ export class Conv3dPlan {
     }
     if (this.preference.algorithm === 'autotune') {
       for (const pass of opts.passes) yield* tuner.#tune(pass, options);
+      this.#dropUnusedVia();
     }
   }
 
-  /** Which plan tunes: an erratum's NDHWC plan tunes for it; every other plan tunes itself. */
+  /** Which plan tunes: the NDHWC plan of a detour every pass takes; every other plan itself. */
   #tuner(): Conv3dPlan {
-    return this.#via !== undefined ? this.#via.inner : this;
+    return this.#via?.every === true ? this.#via.inner : this;
   }
 
   /**
@@ -2146,8 +2265,26 @@ export class Conv3dPlan {
     });
     let cached: AutotuneEntry | undefined = readAutotuneCache(opts.autotuneCachePath).entries[key];
     // Not to be used: tuned again, without it.
-    if (cached?.engineIndex === BWDATA_AS_FW_ENGINE_INDEX && opts.bwDataAsForward === 'never') {
+    if (
+      (cached?.engineIndex === BWDATA_AS_FW_ENGINE_INDEX && opts.bwDataAsForward === 'never') ||
+      (cached?.engineIndex === VIA_NDHWC_ENGINE_INDEX && opts.viaNdhwc === 'never')
+    ) {
       cached = undefined;
+    }
+    if (cached?.engineIndex === VIA_NDHWC_ENGINE_INDEX) {
+      if (this.#viaTunable()) {
+        const via = this.#ensureVia();
+        // Its NDHWC plan's choice comes from the cache too (its own entry), or is tuned again.
+        yield* via.inner.#tune(pass, options);
+        st.preferred = cached;
+        st.via = true;
+        return;
+      }
+      process.emitWarning(
+        `The autotune cache's NDHWC detour for ${d.describe()} ${pass} does not apply here; using ${this.#defaultChoice(pass).info.name}`,
+        { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_STALE' },
+      );
+      return;
     }
     if (cached?.engineIndex === BWDATA_AS_FW_ENGINE_INDEX) {
       const asFw = pass === 'bwData' ? yield* this.#makeBwDataAsFw(options) : null;
@@ -2236,12 +2373,53 @@ export class Conv3dPlan {
           }
         }
       }
+      if (opts.viaNdhwc === 'tuned' && this.#viaTunable()) {
+        entry = yield* this.#tuneVia(pass, entry, bench, options, progress);
+      }
       if (entry !== null) writeAutotuneEntry(opts.autotuneCachePath, key, entry);
     } catch (error) {
       this.#tuneFailed(pass, error);
     } finally {
       bench.dispose();
     }
+  }
+
+  /**
+   * Time the NDHWC detour for `pass` (its NDHWC plan tuned first, under its own cache entry) and
+   * take it when {@link detourWins} over `best`; returns the pass's entry either way. A detour
+   * that cannot be timed (no memory for its scratch, say) is left out with a progress line.
+   */
+  *#tuneVia(
+    pass: Conv3dPass,
+    best: AutotuneEntry | null,
+    bench: TuneBench,
+    options: Conv3dPlanOptions | undefined,
+    progress: (message: string) => void,
+  ): Generator<TimingEvent, AutotuneEntry | null, void> {
+    const st = this.#passes[pass];
+    const what = `${this.#problem} ${pass}: NDHWC detour`;
+    let ms: number;
+    let name: string;
+    try {
+      const via = this.#ensureVia();
+      yield* via.inner.#tune(pass, options);
+      name = via.inner.algorithm(pass).name;
+      ms = yield* this.#timeVia(via, pass, bench);
+    } catch (error) {
+      progress(`${what} not timed (${error instanceof Error ? error.message : String(error)})`);
+      return best;
+    }
+    const wins = detourWins(ms, best?.timeMs ?? Number.POSITIVE_INFINITY);
+    progress(`${what} (${name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
+    if (!wins) return best;
+    st.preferred = { engineIndex: VIA_NDHWC_ENGINE_INDEX, knobs: [], timeMs: ms };
+    st.native = null;
+    st.via = true;
+    if (pass === 'bwData' && this.#bwDataAsFw !== undefined) {
+      this.#bwDataAsFw.inner.dispose();
+      this.#bwDataAsFw = undefined;
+    }
+    return st.preferred;
   }
 
   #tuneFailed(pass: Conv3dPass, error: unknown): void {

@@ -1,0 +1,303 @@
+/**
+ * The NDHWC detour as autotune's choice for an NCDHW problem (options.viaNdhwc), end to end without
+ * a GPU: the fake libcuda of @baracuda/driver (FAKE_CUDA_LAUNCH_MS makes the runs that launch our
+ * transposes time faster or slower) under the fake libcudnn.so.9 of @baracuda/cudnn-sys, which
+ * offers one knob-less engine and logs each execution's data pointers (FAKE_CUDNN_EXECUTE_LOG).
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ElementKind } from '@baracuda/types';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Conv3dDescriptor } from './descriptor.js';
+import {
+  fakeAutotuneCache,
+  fakeStream,
+  smallProblem,
+  useFakeCuda,
+  useFakeCudnn,
+} from './fake-cudnn.test-helpers.js';
+import type { Conv3dPass, Conv3dPlanOptions } from './plan.js';
+import type { StreamLike } from './sys.js';
+import { captureWarnings } from './warnings.test-helpers.js';
+
+const fakeCudnn = useFakeCudnn();
+const fakeCuda = useFakeCuda();
+
+/** n=2, 4→6 channels, 3×2×5, a 1×1×1 filter, f32 NCDHW (no erratum applies). */
+function pointwise(element: ElementKind = ElementKind.F32): Conv3dDescriptor {
+  return Conv3dDescriptor.create({
+    batch: 2,
+    cIn: 4,
+    dIn: 3,
+    hIn: 2,
+    wIn: 5,
+    cOut: 6,
+    dFilt: 1,
+    hFilt: 1,
+    wFilt: 1,
+    element,
+  });
+}
+
+describe.skipIf(fakeCudnn === null || fakeCuda === null)(
+  'autotune times the NDHWC detour of an NCDHW problem (fake libcuda and libcudnn; skipped where no C compiler is found)',
+  () => {
+    let log: string;
+    let stream: StreamLike & { dispose(): void };
+    beforeEach(async () => {
+      const { Stream } = await import('@baracuda/driver');
+      process.env.FAKE_CUDNN_ENGINES = '28';
+      log = join(mkdtempSync(join(tmpdir(), 'baracuda-via-')), 'execute.log');
+      process.env.FAKE_CUDNN_EXECUTE_LOG = log;
+      stream = Stream.create();
+    });
+    afterEach(() => {
+      stream.dispose();
+      delete process.env.FAKE_CUDA_LAUNCH_MS;
+      delete process.env.FAKE_CUDNN_EXECUTE_LOG;
+      delete process.env.FAKE_CUDNN_ENGINES;
+    });
+
+    /** An autotuned plan of `passes`; its progress lines without the problems' names. */
+    async function tune(
+      desc: Conv3dDescriptor,
+      cachePath: string,
+      passes: Conv3dPass[],
+      options: Conv3dPlanOptions = {},
+    ) {
+      const { Conv3dPlan } = await import('./plan.js');
+      const lines: string[] = [];
+      const plan = await Conv3dPlan.select(
+        stream,
+        desc,
+        { algorithm: 'autotune' },
+        {
+          passes,
+          autotuneCachePath: cachePath,
+          onProgress: (m) => lines.push(m.replace(/^conv3d .*? (fw|bwData|bwFilter): /, '$1: ')),
+          ...options,
+        },
+      );
+      return { plan, lines };
+    }
+    const newCache = () => join(mkdtempSync(join(tmpdir(), 'baracuda-via-cache-')), 'a.json');
+    const executions = () => readFileSync(log, 'utf8').trim().split('\n');
+    const cacheEntries = (path: string) =>
+      Object.entries(JSON.parse(readFileSync(path, 'utf8')).entries).map(([k, v]) => [
+        k.split(' | ').slice(0, 2).join(' '),
+        v,
+      ]);
+    const slices = (d: Conv3dDescriptor) => {
+      const slice = (ptr: bigint, elements: number) => ({
+        devicePtr: ptr,
+        byteLength: d.elementBytes * elements,
+      });
+      return {
+        x: slice(0x10000n, d.xElements),
+        w: slice(0x20000n, d.wElements),
+        y: slice(0x30000n, d.yElements),
+      };
+    };
+
+    it('takes it when it times faster, runs the NDHWC plan on scratch and caches both choices', async () => {
+      // Each run of the detour launches our transposes: -0.25 ms each makes it the faster.
+      process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
+      const cachePath = newCache();
+      const d = smallProblem(ElementKind.F32);
+      const { plan, lines } = await tune(d, cachePath, ['fw']);
+      // x and w in, y back: three launches a run.
+      expect(lines).toContain('fw: NDHWC detour (engine 28) -0.750 ms, chosen');
+      // The NDHWC problem tuned as its own plan.
+      expect(lines.filter((l) => l.startsWith('fw: candidate '))).toEqual([
+        'fw: candidate 1/1 engine 28 0.000 ms',
+        'fw: candidate 1/1 engine 28 0.000 ms',
+      ]);
+      const info = plan.algorithm('fw');
+      expect(info.name).toBe('engine 28 via NDHWC');
+      expect(plan.queryFwWorkspaceSize()).toBe(info.workspaceBytes);
+      expect(cacheEntries(cachePath)).toEqual([
+        [
+          `${d.withLayout('ndhwc').describe()} pass=fw`,
+          expect.objectContaining({ engineIndex: 28 }),
+        ],
+        [`${d.describe()} pass=fw`, { engineIndex: -3, knobs: [], timeMs: -0.75 }],
+      ]);
+      // A run executes the NDHWC plan on plan-owned scratch, never on the caller's pointers.
+      const { x, w, y } = slices(d);
+      plan.runFw({ x, w, y });
+      const run = executions().at(-1)!.split(' ').slice(0, 3);
+      expect(run.some((p) => ['10000', '20000', '30000'].includes(p))).toBe(false);
+      plan.dispose();
+      // A second plan takes both choices from the cache: nothing is timed.
+      delete process.env.FAKE_CUDA_LAUNCH_MS;
+      const again = await tune(d, cachePath, ['fw']);
+      expect(again.lines).toEqual([]);
+      expect(again.plan.algorithm('fw').name).toBe(info.name);
+      again.plan.dispose();
+    });
+
+    it('keeps the NCDHW engine when the detour is not 2% faster, and drops the detour', async () => {
+      const cachePath = newCache();
+      const d = smallProblem(ElementKind.F32);
+      const { plan, lines } = await tune(d, cachePath, ['fw', 'bwData', 'bwFilter'], {
+        bwDataAsForward: 'never',
+      });
+      expect(lines.filter((l) => l.includes('NDHWC detour'))).toEqual([
+        'fw: NDHWC detour (engine 28) 0.000 ms',
+        'bwData: NDHWC detour (engine 28) 0.000 ms',
+        'bwFilter: NDHWC detour (engine 28) 0.000 ms',
+      ]);
+      const entries = cacheEntries(cachePath).filter(([k]) => String(k).includes('ncdhw'));
+      expect(entries.map(([, v]) => (v as { engineIndex: number }).engineIndex)).toEqual([
+        28, 28, 28,
+      ]);
+      // Every pass runs the NCDHW plan on the caller's pointers.
+      const { x, w, y } = slices(d);
+      plan.runFw({ x, w, y });
+      expect(executions().at(-1)!.split(' ').slice(0, 3)).toEqual(['10000', '20000', '30000']);
+      plan.runBwData({ w, dy: y, dx: x });
+      expect(executions().at(-1)!.split(' ').slice(0, 3)).toEqual(['10000', '20000', '30000']);
+      plan.runDw({ x, dy: y, dw: w });
+      expect(executions().at(-1)!.split(' ').slice(0, 3)).toEqual(['10000', '20000', '30000']);
+      for (const pass of ['fw', 'bwData', 'bwFilter'] as const) {
+        expect(plan.algorithm(pass).name).toBe('engine 28');
+      }
+      plan.dispose();
+    });
+
+    it('nests in backward-data as a forward pass, and that in it', async () => {
+      process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
+      const cachePath = newCache();
+      const d = pointwise();
+      const { plan, lines } = await tune(d, cachePath, ['bwData']);
+      // The forward problem (dy → dx) takes its own NDHWC detour (dy and the filter in, dx back),
+      // so backward-data as a forward pass is the flip and that: four launches.
+      expect(lines).toContain('fw: NDHWC detour (engine 28) -0.750 ms, chosen');
+      expect(lines).toContain(
+        'bwData: as forward on the flipped filter (engine 28 via NDHWC) -1.000 ms, chosen',
+      );
+      // The layer's own NDHWC detour: dy and w in, dx back, around its NDHWC plan, which took
+      // backward-data as a forward pass (the flip). Four launches too: a tie keeps the first.
+      expect(lines).toContain(
+        'bwData: as forward on the flipped filter (engine 28) -0.250 ms, chosen',
+      );
+      expect(lines).toContain(
+        'bwData: NDHWC detour (engine 28 as forward on the flipped filter) -1.000 ms',
+      );
+      expect(plan.algorithm('bwData').name).toBe(
+        'engine 28 via NDHWC as forward on the flipped filter',
+      );
+      const entries = cacheEntries(cachePath);
+      const entry = (problem: Conv3dDescriptor, pass: string) =>
+        entries.find(([k]) => k === `${problem.describe()} pass=${pass}`)![1];
+      expect(entry(d, 'bwData')).toEqual({ engineIndex: -2, knobs: [], timeMs: -1 });
+      expect(entry(d.withLayout('ndhwc'), 'bwData')).toEqual(
+        expect.objectContaining({ engineIndex: -2 }),
+      );
+      // The run is the flip, then the forward problem through NDHWC scratch.
+      const { x, w, y } = slices(d);
+      plan.runBwData({ w, dy: y, dx: x });
+      const run = executions().at(-1)!.split(' ').slice(0, 3);
+      expect(run.some((p) => ['10000', '20000', '30000'].includes(p))).toBe(false);
+      plan.dispose();
+      // From the cache: the same plan, nothing timed.
+      delete process.env.FAKE_CUDA_LAUNCH_MS;
+      const again = await tune(d, cachePath, ['bwData']);
+      expect(again.lines).toEqual([]);
+      expect(again.plan.algorithm('bwData').name).toBe(
+        'engine 28 via NDHWC as forward on the flipped filter',
+      );
+      again.plan.dispose();
+    });
+
+    it("is every pass's with 'always' (heuristic too), and never timed with 'never'", async () => {
+      const { Conv3dPlan } = await import('./plan.js');
+      const d = smallProblem(ElementKind.F32);
+      const always = Conv3dPlan.selectSync(stream, d, undefined, { viaNdhwc: 'always' });
+      for (const pass of ['fw', 'bwData', 'bwFilter'] as const) {
+        expect(always.algorithm(pass).name).toBe('engine 28 via NDHWC');
+      }
+      const { x, w, y } = slices(d);
+      always.runDw({ x, dy: y, dw: w });
+      const run = executions().at(-1)!.split(' ').slice(0, 3);
+      expect(run.some((p) => ['10000', '20000', '30000'].includes(p))).toBe(false);
+      always.dispose();
+      // 'never': not timed even where it would be the faster, and a cached choice of it is tuned
+      // again without it.
+      process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
+      const cachePath = fakeAutotuneCache([[d, 'fw', { engineIndex: -3, knobs: [] }]]);
+      const never = await tune(d, cachePath, ['fw'], { viaNdhwc: 'never' });
+      expect(never.lines.filter((l) => l.includes('NDHWC'))).toEqual([]);
+      expect(never.lines).toContain('fw: candidate 1/1 engine 28 0.000 ms');
+      expect(never.plan.algorithm('fw').name).toBe('engine 28');
+      never.plan.dispose();
+      await expect(
+        Conv3dPlan.select(stream, d, undefined, { viaNdhwc: 'sometimes' as 'never' }),
+      ).rejects.toThrow(
+        `Expected 'tuned', 'always' or 'never' for options.viaNdhwc but received "sometimes" of type string`,
+      );
+      process.env.BARACUDA_VIA_NDHWC = 'always';
+      try {
+        const fromEnv = Conv3dPlan.selectSync(stream, d);
+        expect(fromEnv.algorithm('fw').name).toBe('engine 28 via NDHWC');
+        fromEnv.dispose();
+        process.env.BARACUDA_VIA_NDHWC = 'often';
+        expect(() => Conv3dPlan.selectSync(stream, d)).toThrow(
+          `Expected 'tuned', 'always' or 'never' for $BARACUDA_VIA_NDHWC but received "often" of type string`,
+        );
+      } finally {
+        delete process.env.BARACUDA_VIA_NDHWC;
+      }
+    });
+
+    it('is not timed for f64, an NDHWC problem, or a heuristic plan', async () => {
+      process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
+      for (const d of [
+        smallProblem(ElementKind.F64),
+        smallProblem(ElementKind.F32).withLayout('ndhwc'),
+      ]) {
+        const { plan, lines } = await tune(d, newCache(), ['fw']);
+        expect(lines.filter((l) => l.includes('NDHWC'))).toEqual([]);
+        expect(plan.algorithm('fw').name).toBe('engine 28');
+        plan.dispose();
+      }
+      const { Conv3dPlan } = await import('./plan.js');
+      const heuristic = Conv3dPlan.selectSync(stream, smallProblem(ElementKind.F32));
+      expect(heuristic.algorithm('fw').name).toBe('engine 28');
+      heuristic.dispose();
+    });
+  },
+);
+
+describe.skipIf(fakeCudnn === null)(
+  'a cached NDHWC detour that does not apply (fake libcudnn)',
+  () => {
+    it('is stale: a warning, then the heuristics', async () => {
+      const { Conv3dPlan } = await import('./plan.js');
+      const d = smallProblem(ElementKind.F64);
+      const cachePath = fakeAutotuneCache([[d, 'fw', { engineIndex: -3, knobs: [] }]]);
+      const warnings = captureWarnings();
+      process.env.FAKE_CUDNN_ENGINES = '28';
+      try {
+        const plan = await Conv3dPlan.select(
+          fakeStream,
+          d,
+          { algorithm: 'autotune' },
+          { passes: ['fw'], autotuneCachePath: cachePath },
+        );
+        expect(warnings.map((w) => [w.code, w.message])).toEqual([
+          [
+            'BARACUDA_AUTOTUNE_STALE',
+            `The autotune cache's NDHWC detour for ${d.describe()} fw does not apply here; using engine 28`,
+          ],
+        ]);
+        expect(plan.algorithm('fw').name).toBe('engine 28');
+        plan.dispose();
+      } finally {
+        delete process.env.FAKE_CUDNN_ENGINES;
+        vi.restoreAllMocks();
+      }
+    });
+  },
+);
