@@ -56,11 +56,11 @@ for phase in "$@"; do
     check) run check 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check.json" ${CHECK_ARGS:-} ;;
     # Any other check: CHECK_EXTRA_ARGS names the suite and filters.
     check-extra) run check-extra 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --json "$LOGS/check-extra.json" ${CHECK_EXTRA_ARGS:-} ;;
-    # Every pass of every NCDHW problem through its NDHWC problem on our transposes (the option's
-    # 'always'), on both cuDNNs (on 9.19 f16/bf16 NCDHW take it only through this option).
+    # Every pass through the problem in the other layout on our transposes (the layout detour's
+    # 'always'), on both cuDNNs (never into the NCDHW half layouts of the 9.8-9.14 erratum).
     check-via)
-      BARACUDA_VIA_NDHWC=always run check-via 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via.json" ${CHECK_VIA_ARGS:-}
-      BARACUDA_VIA_NDHWC=always BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-via-919 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via-919.json" ${CHECK_VIA_ARGS:-} ;;
+      BARACUDA_LAYOUT_DETOUR=always run check-via 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via.json" ${CHECK_VIA_ARGS:-}
+      BARACUDA_LAYOUT_DETOUR=always BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-via-919 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via-919.json" ${CHECK_VIA_ARGS:-} ;;
     # Every stride-1 backward-data as a forward pass on the flipped filter (the option's 'always').
     check-as-fw) BARACUDA_BWDATA_AS_FORWARD=always run check-as-fw 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-as-fw.json" ${CHECK_AS_FW_ARGS:-} ;;
     check-shared) run check-shared 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suite packages/conformance/suites/conv3d-suite.json --no-extras --json "$LOGS/check-shared.json" ${CHECK_ARGS:-} ;;

@@ -39,8 +39,8 @@ async function tune(stream: StreamLike, cachePath: string, deterministic = false
     {
       passes: ['fw'],
       autotuneCachePath: cachePath,
-      // The knob search alone (via-ndhwc.test.ts times the NDHWC detour).
-      viaNdhwc: 'never',
+      // The knob search alone (layout-detour.test.ts times the layout detour).
+      layoutDetour: 'never',
       onProgress: (m) => lines.push(m.replace(/^conv3d .* fw: /, '')),
     },
   );

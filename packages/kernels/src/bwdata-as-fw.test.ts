@@ -118,8 +118,8 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         {
           passes: ['bwData'],
           autotuneCachePath: cachePath,
-          // This detour alone (via-ndhwc.test.ts times the NDHWC detour, and both together).
-          viaNdhwc: 'never',
+          // This detour alone (layout-detour.test.ts times the layout detour, and both together).
+          layoutDetour: 'never',
           onProgress: (m) => lines.push(m.replace(/^conv3d .*? (fw|bwData): /, '$1: ')),
         },
       );
@@ -246,7 +246,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
           passes: ['bwData'],
           autotuneCachePath: newCache(),
           bwDataAsForward: 'never',
-          viaNdhwc: 'never',
+          layoutDetour: 'never',
           onProgress: (m) => lines.push(m),
         },
       );

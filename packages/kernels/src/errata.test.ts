@@ -8,7 +8,6 @@ import {
   erratumPinnedRefusal,
   erratumRefusal,
   formatCudnnVersion,
-  ndhwcTransforms,
 } from './errata.js';
 
 const desc = (element: ElementKind, k = 3) =>
@@ -104,29 +103,5 @@ describe('errata table', () => {
         "Fix: use cuDNN >= 9.16 by pointing BARACUDA_CUDNN_LIBRARY at its libcudnn.so.9 (for example the nvidia-cudnn-cu12 wheel's nvidia/cudnn/lib/libcudnn.so.9), " +
         "or use layout 'ndhwc'. To run it anyway, pass ignoreErrata: ['cudnn-9.8-conv3d-half-ncdhw'] to Conv3dPlan.select.",
     );
-  });
-});
-
-describe('ndhwcTransforms', () => {
-  it('keeps the logical dims and maps NCDHW strides to NDHWC (KDHWC for the filter)', () => {
-    const d = Conv3dDescriptor.create({
-      batch: 2,
-      cIn: 4,
-      dIn: 3,
-      hIn: 5,
-      wIn: 6,
-      cOut: 6,
-      dFilt: 1,
-      hFilt: 3,
-      wFilt: 3,
-      element: ElementKind.Bf16,
-    })
-      .withPadding(0, 1, 1)
-      .withGroups(2);
-    expect(ndhwcTransforms(d)).toEqual({
-      x: { dims: [2, 4, 3, 5, 6], from: [360, 90, 30, 6, 1], to: [360, 1, 120, 24, 4] },
-      w: { dims: [6, 2, 1, 3, 3], from: [18, 9, 9, 3, 1], to: [18, 1, 18, 6, 2] },
-      y: { dims: [2, 6, 3, 5, 6], from: [540, 90, 30, 6, 1], to: [540, 1, 180, 36, 6] },
-    });
   });
 });

@@ -146,26 +146,3 @@ export function erratumPinnedRefusal(
     "the pinned algorithms (the seed's choice) were not verified on the defect's reproducers, and the plan runs such problems only through NDHWC with algorithm 'heuristic' (the default) or 'autotune'.",
   );
 }
-
-/**
- * The legacy tensor descriptors (dims and strides) of the layout transforms of the 'via-ndhwc'
- * path: each operand keeps its logical dims ([N, C, D, H, W], the filter [K, C/g, kd, kh, kw]);
- * `from` are the strides of the caller's NCDHW buffer, `to` those of the NDHWC (KDHWC) scratch.
- * Pure.
- * @internal
- */
-export function ndhwcTransforms(desc: Conv3dDescriptor): Record<
-  'x' | 'w' | 'y',
-  {
-    readonly dims: readonly number[];
-    readonly from: readonly number[];
-    readonly to: readonly number[];
-  }
-> {
-  const inner = desc.withLayout('ndhwc');
-  return {
-    x: { dims: desc.xShape, from: desc.xStrides, to: inner.xStrides },
-    w: { dims: desc.wShape, from: desc.wStrides, to: inner.wStrides },
-    y: { dims: desc.yShape, from: desc.yStrides, to: inner.yStrides },
-  };
-}

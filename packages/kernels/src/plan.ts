@@ -42,7 +42,6 @@ import {
   erratumPinnedRefusal,
   erratumRefusal,
   formatCudnnVersion,
-  ndhwcTransforms,
 } from './errata.js';
 import {
   type FilterFlip,
@@ -50,6 +49,7 @@ import {
   LayoutKernels,
   layoutTransposes,
   type OperandTransposes,
+  type TransposeShape,
   transposeGrid,
 } from './layout.js';
 import { PointerLru } from './lru.js';
@@ -152,16 +152,18 @@ export interface Conv3dPlanOptions {
    */
   bwDataAsForward?: 'tuned' | 'always' | 'never';
   /**
-   * An NCDHW problem run as the same problem in NDHWC: our layout transposes of the operands into
-   * plan-owned NDHWC scratch, that problem's own plan, and the result transposed back. cuDNN's
-   * NCDHW engines transpose too, inside; ours move 90–97% of a copy's bandwidth on an H200.
-   * `'tuned'` (the default): autotune times it per pass against the NCDHW engines and takes it
-   * when at least 2% faster (f32, TF32, f16 and bf16; not f64); heuristic plans do not use it.
-   * `'always'`: every pass of an NCDHW problem takes it, heuristic or autotuned (tests, or where it
-   * is known to be faster). `'never'`: it is not used except where an erratum requires it. Not
-   * used by pinned plans. Defaults to `$BARACUDA_VIA_NDHWC`, else `'tuned'`.
+   * The layout detour: a problem run as the same problem in the other layout (NCDHW through
+   * NDHWC, NDHWC through NCDHW): our layout transposes of the operands into plan-owned scratch,
+   * that problem's own plan, and the result transposed back. cuDNN's engines for one layout often
+   * transpose to the other inside; ours move 90–97% of a copy's bandwidth on an H200. `'tuned'`
+   * (the default): autotune times it per pass against the engines for the problem's own layout
+   * and takes it when at least 2% faster (f32, TF32, f16 and bf16; not f64); heuristic plans do
+   * not use it. `'always'`: every pass takes it, heuristic or autotuned (tests, or where it is
+   * known to be faster). `'never'`: it is not used except where an erratum requires it. Never
+   * into a layout an erratum covers; not used by pinned plans. Defaults to
+   * `$BARACUDA_LAYOUT_DETOUR`, else `'tuned'`.
    */
-  viaNdhwc?: 'tuned' | 'always' | 'never';
+  layoutDetour?: 'tuned' | 'always' | 'never';
 }
 
 /** A tensor argument: a TensorRef (checked for element, shape, strides and size) or a plain DeviceSlice (taken as dense in the descriptor's layout). */
@@ -273,7 +275,7 @@ interface Resources {
   convs: Set<LegacyDescriptor>;
   handle: SharedHandle | null;
   workspace: OwnedBuffer | null;
-  /** NDHWC scratch operands of the 'via-ndhwc' path (x-like, w-like, y-like). */
+  /** Scratch operands of the layout detour (x-like, w-like, y-like); w also the flipped filter. */
   scratch: Record<'x' | 'w' | 'y', OwnedBuffer | null>;
   released: boolean;
 }
@@ -311,6 +313,22 @@ function releaseResources(res: Resources): void {
 }
 
 const registry = new FinalizationRegistry<Resources>((res) => releaseResources(res));
+
+/** The problem in the other layout (NCDHW ↔ NDHWC). */
+function otherLayout(desc: Conv3dDescriptor): Conv3dDescriptor {
+  return desc.withLayout(desc.layout === 'ncdhw' ? 'ndhwc' : 'ncdhw');
+}
+
+/** Each operand's transposes into the other layout (`in`) and back (`out`). */
+function detourTransposes(
+  desc: Conv3dDescriptor,
+): Record<'x' | 'w' | 'y', { readonly in: TransposeShape; readonly out: TransposeShape }> {
+  const t = layoutTransposes(desc);
+  const toNdhwc = desc.layout === 'ncdhw';
+  const of = (o: OperandTransposes) =>
+    toNdhwc ? { in: o.toNdhwc, out: o.toNcdhw } : { in: o.toNcdhw, out: o.toNdhwc };
+  return { x: of(t.x), w: of(t.w), y: of(t.y) };
+}
 
 /** What a pass run through another plan reports: that plan's choice, named as the way it runs. */
 function renamed(info: AlgorithmInfo, suffix: string): AlgorithmInfo {
@@ -378,26 +396,30 @@ interface PassState {
   preferred: AutotuneEntry | undefined;
   /** The first built choice, reported by algorithm(pass). */
   reported: AlgorithmInfo | undefined;
-  /** Autotune (now or from its cache) chose the NDHWC detour for this pass. */
+  /** Autotune (now or from its cache) chose the layout detour for this pass. */
   via: boolean;
 }
 
 /**
- * @internal The NDHWC detour: the same problem in NDHWC as its own plan (sharing the handle), our
- * transposes around it, and the transform descriptors (for cudnnTransformTensor where our kernels
- * do not load), made on the first run. Every pass takes it where an erratum requires it or
- * `options.viaNdhwc` is `'always'`; otherwise the passes autotune timed faster through it.
+ * @internal The layout detour: the same problem in the other layout as its own plan (sharing the
+ * handle), our transposes around it, and the transform descriptors (for cudnnTransformTensor
+ * where our kernels do not load), made on the first run. Every pass takes it where an erratum
+ * requires it (NCDHW through NDHWC) or `options.layoutDetour` is `'always'`; otherwise the passes
+ * autotune timed faster through it.
  */
-interface ViaNdhwc {
+interface LayoutDetour {
   /** The erratum that sends every pass this way, if one does. */
   readonly erratum: Erratum | undefined;
-  /** Every pass takes it (an erratum, or `options.viaNdhwc: 'always'`). */
+  /** Every pass takes it (an erratum, or `options.layoutDetour: 'always'`). */
   readonly every: boolean;
+  /** The problem in the other layout. */
   readonly inner: Conv3dPlan;
-  /** The batched transposes of x, w and y (our layout kernels). */
-  readonly transposes: Record<Role, OperandTransposes>;
-  /** Legacy tensor descriptors: `from` the caller's NCDHW strides, `to` the NDHWC scratch's. */
-  descs: { from: Record<Role, LegacyDescriptor>; to: Record<Role, LegacyDescriptor> } | undefined;
+  /** The batched transposes of x, w and y (our layout kernels): into the inner layout, and back. */
+  readonly transposes: Record<Role, { readonly in: TransposeShape; readonly out: TransposeShape }>;
+  /** Legacy tensor descriptors: the caller's strides, and the scratch's (the inner layout's). */
+  descs:
+    | { caller: Record<Role, LegacyDescriptor>; scratch: Record<Role, LegacyDescriptor> }
+    | undefined;
   readonly one: Float32Array | Float64Array;
   readonly zero: Float32Array | Float64Array;
   readonly alphaBuf: Float32Array | Float64Array;
@@ -408,9 +430,8 @@ type Role = 'x' | 'w' | 'y';
 const OUTPUT_ROLE: Record<Conv3dPass, Role> = { fw: 'y', bwData: 'x', bwFilter: 'w' };
 const ROLES: readonly Role[] = ['x', 'w', 'y'];
 const VIA_NDHWC_SUFFIX = 'via NDHWC (cuDNN 9.8–9.14 erratum)';
-const VIA_NDHWC_CHOSEN_SUFFIX = 'via NDHWC';
-/** The autotune cache's engine index for the NDHWC detour ({@link ViaNdhwc}). */
-const VIA_NDHWC_ENGINE_INDEX = -3;
+/** The autotune cache's engine index for the layout detour ({@link LayoutDetour}). */
+const LAYOUT_DETOUR_ENGINE_INDEX = -3;
 
 interface EngineCandidate {
   cfg: BackendDescriptor;
@@ -669,7 +690,7 @@ function resolveOptions(options: Conv3dPlanOptions | undefined): Required<
       'bwDataAsForward',
       'BARACUDA_BWDATA_AS_FORWARD',
     ),
-    viaNdhwc: detourOption(o.viaNdhwc, 'viaNdhwc', 'BARACUDA_VIA_NDHWC'),
+    layoutDetour: detourOption(o.layoutDetour, 'layoutDetour', 'BARACUDA_LAYOUT_DETOUR'),
   };
 }
 
@@ -712,12 +733,14 @@ export class Conv3dPlan {
   readonly #legacyBase: { x?: LegacyDescriptor; w?: LegacyDescriptor; y?: LegacyDescriptor } = {};
   #disposed = false;
   /**
-   * The NDHWC detour: made at creation when a 'via-ndhwc' erratum applies (every pass takes it),
-   * or by autotune when it times faster for some pass of an NCDHW problem.
+   * The layout detour: made at creation when a 'via-ndhwc' erratum applies or `layoutDetour` is
+   * `'always'` (every pass takes it), or by autotune when it times faster for some pass.
    */
-  #via: ViaNdhwc | undefined;
+  #via: LayoutDetour | undefined;
   /** Our layout kernels for this plan's detour: undefined until asked, null when unusable. */
   #layout: LayoutKernels | null | undefined;
+  /** This plan is a layout detour's inner plan, which takes no layout detour of its own. */
+  #isTwin = false;
   /** Backward-data as a forward pass, when autotune (now or from its cache) timed it fastest. */
   #bwDataAsFw: BwDataAsFw | undefined;
 
@@ -871,13 +894,15 @@ export class Conv3dPlan {
     }
     device.makeCurrent?.();
     const always =
-      opts.viaNdhwc === 'always' && desc.layout === 'ncdhw' && pref.algorithm !== 'pinned';
+      opts.layoutDetour === 'always' &&
+      pref.algorithm !== 'pinned' &&
+      errataFor(otherLayout(desc), version, pref).length === 0;
     if (via === undefined && !always) {
       const handle = acquireHandle(device.ordinal, desc.describe());
       return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, undefined);
     }
-    // The same problem in NDHWC (which the erratum does not touch) as its own plan.
-    const inner = Conv3dPlan.#ndhwcTwin(stream, device, desc, pref, version);
+    // The same problem in the other layout (NDHWC: which the erratum does not touch) as its own plan.
+    const inner = Conv3dPlan.#layoutTwin(stream, device, desc, pref, version);
     try {
       const handle = acquireHandle(device.ordinal, desc.describe());
       return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, {
@@ -891,32 +916,34 @@ export class Conv3dPlan {
   }
 
   /**
-   * The NDHWC problem of an NCDHW one as its own plan (heuristics, autotune and legacy fallback as
-   * for any NDHWC problem), sharing the device's handle: the NDHWC detour's.
+   * The problem in the other layout as its own plan (heuristics, autotune and legacy fallback as
+   * for any problem), sharing the device's handle: the layout detour's.
    */
-  static #ndhwcTwin(
+  static #layoutTwin(
     stream: StreamLike,
     device: DeviceLike,
     desc: Conv3dDescriptor,
     pref: ResolvedPlanPreference,
     version: number,
   ): Conv3dPlan {
-    const innerDesc = desc.withLayout('ndhwc');
+    const innerDesc = otherLayout(desc);
     const handle = acquireHandle(device.ordinal, innerDesc.describe());
-    return new Conv3dPlan(stream, device, innerDesc, pref, version, handle, [], undefined);
+    const twin = new Conv3dPlan(stream, device, innerDesc, pref, version, handle, [], undefined);
+    twin.#isTwin = true;
+    return twin;
   }
 
   // -------------------------------------------------------------------------------------------
-  // the NDHWC detour
+  // the layout detour
 
-  #makeVia(erratum: Erratum | undefined, every: boolean, inner: Conv3dPlan): ViaNdhwc {
+  #makeVia(erratum: Erratum | undefined, every: boolean, inner: Conv3dPlan): LayoutDetour {
     const f64 = this.descriptor.element === ElementKind.F64;
     const scale = (v: number) => (f64 ? Float64Array.of(v) : Float32Array.of(v));
     return {
       erratum,
       every,
       inner,
-      transposes: layoutTransposes(this.descriptor),
+      transposes: detourTransposes(this.descriptor),
       descs: undefined,
       one: scale(1),
       zero: scale(0),
@@ -925,32 +952,34 @@ export class Conv3dPlan {
     };
   }
 
-  /** The NDHWC detour when it runs `pass`: every pass, or the passes autotune chose it for. */
-  #viaFor(pass: Conv3dPass): ViaNdhwc | undefined {
+  /** The layout detour when it runs `pass`: every pass, or the passes autotune chose it for. */
+  #viaFor(pass: Conv3dPass): LayoutDetour | undefined {
     const via = this.#via;
     return via !== undefined && (via.every || this.#passes[pass].via) ? via : undefined;
   }
 
   /**
-   * Whether autotune times the NDHWC detour (see `options.viaNdhwc`): an NCDHW problem of f32,
-   * TF32, f16 or bf16 (f64 has no tensor-core engines to gain and few NDHWC engines) that does not
-   * take it for every pass already, on a device where our layout kernels load.
+   * Whether autotune times the layout detour (see `options.layoutDetour`): a problem of f32, TF32,
+   * f16 or bf16 (f64 has no tensor-core engines to gain), not itself a detour's inner plan, that
+   * does not take it for every pass already, whose other layout no erratum covers (the f16/bf16 NCDHW defect of cuDNN 9.8–9.14:
+   * an NDHWC problem does not detour into it), on a device where our layout kernels load.
    */
   #viaTunable(): boolean {
     const d = this.descriptor;
     return (
-      d.layout === 'ncdhw' &&
+      !this.#isTwin &&
       d.element !== ElementKind.F64 &&
       this.preference.algorithm === 'autotune' &&
       this.#via?.every !== true &&
+      errataFor(otherLayout(d), this.cudnnVersion, this.preference).length === 0 &&
       this.#layoutKernels() !== null
     );
   }
 
   /** The detour autotune times, made on first use; kept only if some pass takes it. */
-  #ensureVia(): ViaNdhwc {
+  #ensureVia(): LayoutDetour {
     if (this.#via !== undefined) return this.#via;
-    const inner = Conv3dPlan.#ndhwcTwin(
+    const inner = Conv3dPlan.#layoutTwin(
       this.#stream,
       this.#device,
       this.descriptor,
@@ -961,7 +990,7 @@ export class Conv3dPlan {
     return this.#via;
   }
 
-  /** Drop an autotuned detour no pass took, with its NDHWC plan and its x and y scratch. */
+  /** Drop an autotuned detour no pass took, with its plan and its x and y scratch. */
   #dropUnusedVia(): void {
     const via = this.#via;
     if (via === undefined || via.every || PASSES.some((p) => this.#passes[p].via)) return;
@@ -975,19 +1004,19 @@ export class Conv3dPlan {
   }
 
   /**
-   * The NDHWC detour timed as one call sees it: the set's operands transposed into NDHWC scratch,
-   * the NDHWC plan (tuned already) and the result transposed back, like a finalist (see
+   * The layout detour timed as one call sees it: the set's operands transposed into scratch, the
+   * other layout's plan (tuned already) and the result transposed back, like a finalist (see
    * {@link Conv3dPlan.#timeAsFinalist}).
    */
   *#timeVia(
-    via: ViaNdhwc,
+    via: LayoutDetour,
     pass: Conv3dPass,
     bench: TuneBench,
   ): Generator<TimingEvent, number, void> {
     const args: RunScalars = { alpha: 1, beta: 0, stream: this.#stream, userWs: null };
     const run = (set: number) => {
       const { x, w, y } = bench.sets[set]!;
-      this.#runViaNdhwc(via, pass, x, w, y, args);
+      this.#runLayoutDetour(via, pass, x, w, y, args);
       return true;
     };
     return yield* this.#timeAsFinalist(bench, run, TUNE_ROUNDS);
@@ -1030,7 +1059,7 @@ export class Conv3dPlan {
   /**
    * Backward-data as a forward pass, made and tuned (its forward problem tunes as its own plan,
    * with its own autotune cache entry); null where it does not apply: a strided layer (see
-   * {@link bwDataAsForward}), an NDHWC detour on either side, our depthwise kernel for the forward
+   * {@link bwDataAsForward}), a layout detour every pass takes on either side, our depthwise kernel for the forward
    * problem, or no layout kernels for the flip.
    */
   *#makeBwDataAsFw(
@@ -1071,12 +1100,12 @@ export class Conv3dPlan {
     const flipped = this.#scratchOperand('w', this.descriptor.wElements, stream);
     const via = inner.#viaFor('fw');
     if (via !== undefined) {
-      // The forward problem autotuned its NDHWC detour: timed through it, as it runs.
+      // The forward problem autotuned its layout detour: timed through it, as it runs.
       const args: RunScalars = { alpha: 1, beta: 0, stream, userWs: null };
       const run = (set: number) => {
         const { x, w, y } = bench.sets[set]!;
         this.#flippedFilter(asFw, w, stream);
-        inner.#runViaNdhwc(via, 'fw', y, flipped, x, args);
+        inner.#runLayoutDetour(via, 'fw', y, flipped, x, args);
         return true;
       };
       return yield* this.#timeAsFinalist(bench, run, TUNE_ROUNDS);
@@ -1206,7 +1235,10 @@ export class Conv3dPlan {
     const via = this.#viaFor(pass);
     if (via !== undefined) {
       // The inner NDHWC plan's truth, named as the detour it is.
-      const suffix = via.erratum !== undefined ? VIA_NDHWC_SUFFIX : VIA_NDHWC_CHOSEN_SUFFIX;
+      const suffix =
+        via.erratum !== undefined
+          ? VIA_NDHWC_SUFFIX
+          : `via ${via.inner.descriptor.layout.toUpperCase()}`;
       return renamed(via.inner.algorithm(pass), suffix);
     }
     const choice = this.#defaultChoice(pass);
@@ -1241,7 +1273,7 @@ export class Conv3dPlan {
 
   /**
    * What each pass built so far runs: our kernel's info, else what the plan that runs it (the
-   * forward problem's, the NDHWC detour's, or this one) built.
+   * forward problem's, the layout detour's, or this one) built.
    */
   #builtInfos(): AlgorithmInfo[] {
     return PASSES.map((p) => this.#builtInfo(p)).filter((i): i is AlgorithmInfo => i !== undefined);
@@ -1252,7 +1284,7 @@ export class Conv3dPlan {
     if (own !== undefined) return own;
     const asFw = this.#asFwFor(pass);
     if (asFw !== undefined) return asFw.inner.#builtInfo('fw');
-    // The NDHWC detour's plan runs the pass, maybe on our kernel or as a forward pass itself.
+    // The layout detour's plan runs the pass, maybe on our kernel or as a forward pass itself.
     const via = this.#viaFor(pass);
     if (via !== undefined) return via.inner.#builtInfo(pass);
     return this.#passes[pass].reported;
@@ -1402,7 +1434,7 @@ export class Conv3dPlan {
     }
     const via = this.#viaFor(pass);
     if (via !== undefined) {
-      this.#runViaNdhwc(via, pass, px, pw, py, args);
+      this.#runLayoutDetour(via, pass, px, pw, py, args);
       return;
     }
     const { alpha, beta, stream, userWs } = args;
@@ -1445,13 +1477,15 @@ export class Conv3dPlan {
   }
 
   /**
-   * The 'via-ndhwc' run: transform the NCDHW inputs into NDHWC scratch, run the inner NDHWC plan
-   * with alpha 1 and beta 0 into NDHWC scratch, and transform that into the caller's output with
-   * the caller's alpha and beta (so beta 1 accumulates exactly once). Every check happens before
-   * anything is written to the caller's output.
+   * The layout detour's run: the inputs transposed into scratch in the other layout, that layout's
+   * plan into scratch, and the result transposed into the caller's output. Our transposes move the
+   * caller's output in too when beta must read it, and the plan takes the caller's alpha and beta;
+   * with cudnnTransformTensor (NCDHW only) the plan runs with alpha 1 and beta 0 and the last
+   * transform applies the caller's (so beta 1 accumulates exactly once). Every check happens
+   * before anything is written to the caller's output.
    */
-  #runViaNdhwc(
-    via: ViaNdhwc,
+  #runLayoutDetour(
+    via: LayoutDetour,
     pass: Conv3dPass,
     px: bigint,
     pw: bigint,
@@ -1474,17 +1508,15 @@ export class Conv3dPlan {
     const out = OUTPUT_ROLE[pass];
     const layout = this.#layoutKernels();
     if (layout !== null) {
-      // Our transposes: inputs into NDHWC scratch (and the output too when beta must read it),
-      // the NDHWC plan with the caller's alpha and beta, then the result back.
       const bytes = this.#elementBytes;
       const t = via.transposes;
       for (const role of ROLES) {
         if (role !== out || beta !== 0) {
-          layout.transpose(stream, ptr[role], scratch[role], t[role].toNdhwc, bytes);
+          layout.transpose(stream, ptr[role], scratch[role], t[role].in, bytes);
         }
       }
       via.inner.#run(pass, scratch.x, scratch.w, scratch.y, args);
-      layout.transpose(stream, scratch[out], ptr[out], t[out].toNcdhw, bytes);
+      layout.transpose(stream, scratch[out], ptr[out], t[out].out, bytes);
       return;
     }
     const descs = this.#viaDescriptors(via);
@@ -1496,14 +1528,14 @@ export class Conv3dPlan {
         cudnn.cudnnTransformTensor(
           shared.handle,
           via.one,
-          descs.from[role],
+          descs.caller[role],
           ptr[role],
           via.zero,
-          descs.to[role],
+          descs.scratch[role],
           scratch[role],
         ),
         'cudnnTransformTensor',
-        `${this.#problem} ${pass} (${role} NCDHW → NDHWC)`,
+        `${this.#problem} ${pass} (${role} into ${via.inner.descriptor.layout.toUpperCase()})`,
       );
     }
     via.inner.#run(pass, scratch.x, scratch.w, scratch.y, { alpha: 1, beta: 0, stream, userWs });
@@ -1514,33 +1546,47 @@ export class Conv3dPlan {
       cudnn.cudnnTransformTensor(
         shared.handle,
         via.alphaBuf,
-        descs.to[out],
+        descs.scratch[out],
         scratch[out],
         via.betaBuf,
-        descs.from[out],
+        descs.caller[out],
         ptr[out],
       ),
       'cudnnTransformTensor',
-      `${this.#problem} ${pass} (${out} NDHWC → NCDHW)`,
+      `${this.#problem} ${pass} (${out} back from ${via.inner.descriptor.layout.toUpperCase()})`,
     );
   }
 
   /** The legacy tensor descriptors of the layout transforms (made once). */
-  #viaDescriptors(via: ViaNdhwc): NonNullable<ViaNdhwc['descs']> {
+  #viaDescriptors(via: LayoutDetour): NonNullable<LayoutDetour['descs']> {
     if (via.descs !== undefined) return via.descs;
-    const t = ndhwcTransforms(this.descriptor);
-    const from = {} as Record<Role, LegacyDescriptor>;
-    const to = {} as Record<Role, LegacyDescriptor>;
+    const caller = {} as Record<Role, LegacyDescriptor>;
+    const scratch = {} as Record<Role, LegacyDescriptor>;
+    const operands = (
+      d: Conv3dDescriptor,
+    ): Record<Role, [readonly number[], readonly number[]]> => ({
+      x: [d.xShape, d.xStrides],
+      w: [d.wShape, d.wStrides],
+      y: [d.yShape, d.yStrides],
+    });
+    const own = operands(this.descriptor);
+    const other = operands(via.inner.descriptor);
     for (const role of ROLES) {
-      from[role] = this.#legacyTensor(t[role].dims, t[role].from, `${role} NCDHW`);
-      to[role] = this.#legacyTensor(t[role].dims, t[role].to, `${role} NDHWC`);
+      const [dims, strides] = own[role];
+      caller[role] = this.#legacyTensor(dims, strides, `${role} ${this.descriptor.layout}`);
+      const [, innerStrides] = other[role];
+      scratch[role] = this.#legacyTensor(
+        dims,
+        innerStrides,
+        `${role} ${via.inner.descriptor.layout}`,
+      );
     }
-    via.descs = { from, to };
+    via.descs = { caller, scratch };
     return via.descs;
   }
 
   /**
-   * A plan-owned scratch operand: allocated on first use (stream-ordered), then reused. The NDHWC
+   * A plan-owned scratch operand: allocated on first use (stream-ordered), then reused. The layout
    * detour's operands, or backward-data-as-forward's flipped filter. One plan may take both (the
    * detour for some passes, the flip for backward-data): each run writes the scratch it reads,
    * before reading it, in stream order.
@@ -2232,7 +2278,7 @@ export class Conv3dPlan {
     }
   }
 
-  /** Which plan tunes: the NDHWC plan of a detour every pass takes; every other plan itself. */
+  /** Which plan tunes: the inner plan of a layout detour every pass takes; any other plan itself. */
   #tuner(): Conv3dPlan {
     return this.#via?.every === true ? this.#via.inner : this;
   }
@@ -2267,11 +2313,11 @@ export class Conv3dPlan {
     // Not to be used: tuned again, without it.
     if (
       (cached?.engineIndex === BWDATA_AS_FW_ENGINE_INDEX && opts.bwDataAsForward === 'never') ||
-      (cached?.engineIndex === VIA_NDHWC_ENGINE_INDEX && opts.viaNdhwc === 'never')
+      (cached?.engineIndex === LAYOUT_DETOUR_ENGINE_INDEX && opts.layoutDetour === 'never')
     ) {
       cached = undefined;
     }
-    if (cached?.engineIndex === VIA_NDHWC_ENGINE_INDEX) {
+    if (cached?.engineIndex === LAYOUT_DETOUR_ENGINE_INDEX) {
       if (this.#viaTunable()) {
         const via = this.#ensureVia();
         // Its NDHWC plan's choice comes from the cache too (its own entry), or is tuned again.
@@ -2281,7 +2327,7 @@ export class Conv3dPlan {
         return;
       }
       process.emitWarning(
-        `The autotune cache's NDHWC detour for ${d.describe()} ${pass} does not apply here; using ${this.#defaultChoice(pass).info.name}`,
+        `The autotune cache's layout detour for ${d.describe()} ${pass} does not apply here; using ${this.#defaultChoice(pass).info.name}`,
         { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_STALE' },
       );
       return;
@@ -2373,7 +2419,7 @@ export class Conv3dPlan {
           }
         }
       }
-      if (opts.viaNdhwc === 'tuned' && this.#viaTunable()) {
+      if (opts.layoutDetour === 'tuned' && this.#viaTunable()) {
         entry = yield* this.#tuneVia(pass, entry, bench, options, progress);
       }
       if (entry !== null) writeAutotuneEntry(opts.autotuneCachePath, key, entry);
@@ -2385,9 +2431,9 @@ export class Conv3dPlan {
   }
 
   /**
-   * Time the NDHWC detour for `pass` (its NDHWC plan tuned first, under its own cache entry) and
-   * take it when {@link detourWins} over `best`; returns the pass's entry either way. A detour
-   * that cannot be timed (no memory for its scratch, say) is left out with a progress line.
+   * Time the layout detour for `pass` (the other layout's plan tuned first, under its own cache
+   * entry) and take it when {@link detourWins} over `best`; returns the pass's entry either way. A
+   * detour that cannot be timed (no memory for its scratch, say) is left out with a progress line.
    */
   *#tuneVia(
     pass: Conv3dPass,
@@ -2397,7 +2443,8 @@ export class Conv3dPlan {
     progress: (message: string) => void,
   ): Generator<TimingEvent, AutotuneEntry | null, void> {
     const st = this.#passes[pass];
-    const what = `${this.#problem} ${pass}: NDHWC detour`;
+    const other = this.descriptor.layout === 'ncdhw' ? 'NDHWC' : 'NCDHW';
+    const what = `${this.#problem} ${pass}: via ${other}`;
     let ms: number;
     let name: string;
     try {
@@ -2412,7 +2459,7 @@ export class Conv3dPlan {
     const wins = detourWins(ms, best?.timeMs ?? Number.POSITIVE_INFINITY);
     progress(`${what} (${name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
     if (!wins) return best;
-    st.preferred = { engineIndex: VIA_NDHWC_ENGINE_INDEX, knobs: [], timeMs: ms };
+    st.preferred = { engineIndex: LAYOUT_DETOUR_ENGINE_INDEX, knobs: [], timeMs: ms };
     st.native = null;
     st.via = true;
     if (pass === 'bwData' && this.#bwDataAsFw !== undefined) {
