@@ -200,6 +200,37 @@ __device__ __forceinline__ void transposeVec(const uint4* __restrict__ in, uint4
   }
 }
 
+// A matrix with a short side (at most 16 rows or columns, such as the 3 channels of an RGB input):
+// tiles of 32 or 64 would be mostly empty. One thread per element of the long side instead,
+// looping over the short one: with narrow columns each thread reads its row's `cols` contiguous
+// elements and writes one element to each of `cols` output rows (consecutive threads, consecutive
+// elements); with narrow rows the other way round. Grid-stride over batch * long side.
+template <typename T>
+__device__ __forceinline__ void transposeNarrow(const T* __restrict__ in, T* __restrict__ out,
+                                                unsigned long long rows, unsigned long long cols,
+                                                unsigned long long batch,
+                                                unsigned long long narrowCols) {
+  const unsigned long long matrix = rows * cols;
+  const unsigned long long longSide = narrowCols ? rows : cols;
+  const unsigned long long shortSide = narrowCols ? cols : rows;
+  const unsigned long long total = batch * longSide;
+  const unsigned long long step = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long t = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       t < total; t += step) {
+    const unsigned long long b = t / longSide;
+    const unsigned long long l = t - b * longSide;
+    const T* src = in + b * matrix;
+    T* dst = out + b * matrix;
+    if (narrowCols) {
+      // in [l][k] -> out [k][l]
+      for (unsigned long long k = 0; k < shortSide; k++) dst[k * rows + l] = src[l * cols + k];
+    } else {
+      // in [k][l] -> out [l][k]
+      for (unsigned long long k = 0; k < shortSide; k++) dst[l * rows + k] = src[k * cols + l];
+    }
+  }
+}
+
 // out = the filter W of a layer of `groups` groups (kg output and cg input channels a group,
 // `spatial` = T*R*S taps), transposed per group and flipped in space:
 //   NCDHW: W [g*kg + k][c][s]  ->  out [g*cg + c][k][spatial - 1 - s]
@@ -295,6 +326,31 @@ extern "C" __global__ void __launch_bounds__(256)
                                unsigned long long cols, unsigned long long tilesCols,
                                unsigned long long batch) {
   baracuda_layout::transposeVec<2>(in, out, rows, cols, tilesCols, batch);
+}
+
+// As baracuda_transpose_b*, for a matrix with at most 16 rows or columns (transposeNarrow).
+// Parameters, packed: in (pointer), out (pointer), rows, cols, batch, narrowCols (1: cols is the
+// short side; 0: rows is), all u64: 48 bytes. Grid: (min(ceil(batch * long side / 256), 2^20),
+// 1, 1); block: (256, 1, 1).
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_transpose_narrow_b16(const unsigned short* in, unsigned short* out,
+                                  unsigned long long rows, unsigned long long cols,
+                                  unsigned long long batch, unsigned long long narrowCols) {
+  baracuda_layout::transposeNarrow(in, out, rows, cols, batch, narrowCols);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_transpose_narrow_b32(const unsigned int* in, unsigned int* out,
+                                  unsigned long long rows, unsigned long long cols,
+                                  unsigned long long batch, unsigned long long narrowCols) {
+  baracuda_layout::transposeNarrow(in, out, rows, cols, batch, narrowCols);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    baracuda_transpose_narrow_b64(const unsigned long long* in, unsigned long long* out,
+                                  unsigned long long rows, unsigned long long cols,
+                                  unsigned long long batch, unsigned long long narrowCols) {
+  baracuda_layout::transposeNarrow(in, out, rows, cols, batch, narrowCols);
 }
 
 // Parameters, packed: in (pointer), out (pointer), kg, cg, spatial, total (= groups * kg * cg *

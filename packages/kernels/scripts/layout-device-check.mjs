@@ -12,6 +12,7 @@ import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
 import {
   flipFilterHost,
   LayoutKernels,
+  narrowTranspose,
   transposeHost,
   usesPairs,
   vectorTranspose,
@@ -54,6 +55,10 @@ const shapes = [
   { batch: 1, rows: 100000, cols: 24 },
   { batch: 2, rows: 64, cols: 50176 / 4 },
   { batch: 2, rows: 50176 / 4, cols: 128 },
+  // A side of at most 16 (narrow kernels; several shapes above are too): 3 channels both ways.
+  { batch: 2, rows: 3, cols: 100003 },
+  { batch: 2, rows: 100003, cols: 3 },
+  { batch: 3, rows: 16, cols: 33 },
 ];
 // Each shape at aligned pointers, and (2-byte elements) with the source 2 bytes off, which must
 // take the plain kernel.
@@ -61,9 +66,9 @@ const runs = [];
 for (const bytes of [2, 4, 8]) {
   for (const shape of shapes) runs.push({ bytes, shape, offset: 0 });
 }
-for (const shape of shapes.slice(-10, -6)) runs.push({ bytes: 2, shape, offset: 2 });
-// The vector shapes with the source 4 bytes off 16: the paired or plain kernels.
-for (const shape of shapes.slice(-6)) {
+for (const shape of shapes.slice(-13, -9)) runs.push({ bytes: 2, shape, offset: 2 });
+// The vector shapes with the source 4 bytes off 16: the narrow, paired or plain kernels.
+for (const shape of shapes.slice(-9, -3)) {
   for (const bytes of [2, 4]) runs.push({ bytes, shape, offset: 4 });
 }
 /**
@@ -96,6 +101,7 @@ function checkExact(bytes, src, expected, offset, launch, describe) {
 
 function kernelOf(from, to, shape, bytes) {
   if (vectorTranspose(from, to, shape, bytes) !== null) return ' (vector)';
+  if (narrowTranspose(shape) !== null) return ' (narrow)';
   return usesPairs(from, to, shape, bytes) ? ' (pairs)' : '';
 }
 
@@ -172,6 +178,8 @@ for (const [what, shape] of [
   ['unet3d-enc1 x NCDHW→NDHWC', { batch: 2, rows: 32, cols: 128 ** 3 }],
   ['unet3d-enc1 x NDHWC→NCDHW', { batch: 2, rows: 128 ** 3, cols: 32 }],
   ['c3d-conv2 w NCDHW→NDHWC', { batch: 128, rows: 64, cols: 27 }],
+  ['i3d-stem x NCDHW→NDHWC', { batch: 8, rows: 3, cols: 32 * 224 * 224 }],
+  ['videomae-patch x NDHWC→NCDHW', { batch: 8, rows: 16 * 224 * 224, cols: 3 }],
 ]) {
   for (const bytes of [2, 4]) {
     const count = shape.batch * shape.rows * shape.cols;

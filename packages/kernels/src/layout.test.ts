@@ -6,6 +6,7 @@ import {
   flipFilterHost,
   LayoutKernels,
   layoutTransposes,
+  narrowTranspose,
   type TransposeShape,
   transposeGrid,
   transposeHost,
@@ -180,7 +181,10 @@ describe('LayoutKernels', () => {
         Array(7).fill('.u64'),
       );
     }
-    for (const name of ['b16', 'b32', 'b64', 'b16x2', 'v16_b16', 'v16_b32', 'v16_b64']) {
+    for (const name of [
+      ...['b16', 'b32', 'b64', 'b16x2'],
+      ...['v16_b16', 'v16_b32', 'v16_b64', 'narrow_b16', 'narrow_b32', 'narrow_b64'],
+    ]) {
       expect(ptxEntryParams(LAYOUT_PTX, `baracuda_transpose_${name}`), name).toEqual([
         '.u64',
         '.u64',
@@ -322,6 +326,98 @@ describe('vectorTranspose', () => {
     ]);
     const v = new DataView(launches[0]!.params.buffer);
     expect(v.getBigUint64(32, true)).toBe(196n);
+  });
+});
+
+describe('narrowTranspose', () => {
+  /**
+   * cuda/layout.cu's transposeNarrow run on the CPU, thread by thread over the grid it is given
+   * (grid-stride): a wrong side or grid loses or misplaces elements here as on the GPU.
+   */
+  function emulate(src: Float64Array, shape: TransposeShape): Float64Array {
+    const launch = narrowTranspose(shape);
+    if (launch === null) throw new Error('no narrow launch');
+    const { rows, cols, batch } = shape;
+    const out = new Float64Array(src.length).fill(Number.NaN);
+    const longSide = launch.narrowCols ? rows : cols;
+    const shortSide = launch.narrowCols ? cols : rows;
+    const step = launch.grid[0] * 256;
+    for (let first = 0; first < step; first++) {
+      for (let t = first; t < batch * longSide; t += step) {
+        const b = Math.floor(t / longSide);
+        const l = t - b * longSide;
+        const base = b * rows * cols;
+        for (let k = 0; k < shortSide; k++) {
+          if (launch.narrowCols) out[base + k * rows + l] = src[base + l * cols + k]!;
+          else out[base + l * rows + k] = src[base + k * cols + l]!;
+        }
+      }
+    }
+    return out;
+  }
+
+  for (const shape of [
+    { batch: 2, rows: 3, cols: 1000 }, // a 3-channel NCDHW input into NDHWC
+    { batch: 2, rows: 1000, cols: 3 }, // and back
+    { batch: 1, rows: 16, cols: 17 },
+    { batch: 3, rows: 1, cols: 1 },
+  ]) {
+    it(`moves every element (${shape.batch}×${shape.rows}×${shape.cols})`, () => {
+      const count = shape.batch * shape.rows * shape.cols;
+      const src = Float64Array.from({ length: count }, (_, i) => i + 1);
+      expect(Array.from(emulate(src, shape))).toEqual(
+        Array.from(transposeHost(src, new Float64Array(count), shape)),
+      );
+    });
+  }
+
+  it('applies to a short side of at most 16, one thread per element of the long side', () => {
+    expect(narrowTranspose({ batch: 8, rows: 17, cols: 17 })).toBeNull();
+    // i3d-stem's x (8 × 3 × 32 × 224 × 224) into NDHWC: 3 rows.
+    expect(narrowTranspose({ batch: 8, rows: 3, cols: 32 * 224 * 224 })).toEqual({
+      grid: [(8 * 32 * 224 * 224) / 256, 1, 1],
+      narrowCols: false,
+    });
+    // Past 2^20 blocks the grid stops there and the threads loop.
+    expect(narrowTranspose({ batch: 200, rows: 3, cols: 32 * 224 * 224 })!.grid).toEqual([
+      2 ** 20,
+      1,
+      1,
+    ]);
+    expect(narrowTranspose({ batch: 2, rows: 1000, cols: 3 })).toEqual({
+      grid: [8, 1, 1],
+      narrowCols: true,
+    });
+  });
+
+  it('LayoutKernels takes it before the tiled kernels, packing rows, cols, batch and the side', () => {
+    LayoutKernels.resetForTests();
+    const { loader, launches } = recordingLoader();
+    const k = LayoutKernels.forDevice(
+      { ordinal: 6, name: 'fake', computeCapability: { major: 9, minor: 0 } },
+      loader,
+    );
+    if (k instanceof Error) throw k;
+    // 16-byte aligned, but 3 is no multiple of 8: not the vector kernel.
+    expect(k.transpose({ raw: 1n }, 0x1000n, 0x2000n, { batch: 2, rows: 1000, cols: 3 }, 2)).toBe(
+      true,
+    );
+    const l = launches[0]!;
+    expect([l.name, l.grid, l.block, l.shared]).toEqual([
+      'baracuda_transpose_narrow_b16',
+      [8, 1, 1],
+      [256, 1, 1],
+      0,
+    ]);
+    const v = new DataView(l.params.buffer, l.params.byteOffset, l.params.byteLength);
+    expect([0, 8, 16, 24, 32, 40].map((at) => v.getBigUint64(at, true))).toEqual([
+      0x1000n,
+      0x2000n,
+      1000n,
+      3n,
+      2n,
+      1n,
+    ]);
   });
 });
 

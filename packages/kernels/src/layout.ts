@@ -146,6 +146,32 @@ const VECTOR_THREADS = 256;
 /** Vectors across an input row a block reads, before the rest go down the rows. */
 const VECTOR_ACROSS = 16;
 
+/** A matrix with at most this many rows or columns takes the narrow kernels. */
+const NARROW_MAX = 16;
+const NARROW_KERNEL_NAMES: Record<number, string> = {
+  2: 'baracuda_transpose_narrow_b16',
+  4: 'baracuda_transpose_narrow_b32',
+  8: 'baracuda_transpose_narrow_b64',
+};
+const NARROW_BLOCK = 256;
+/** The narrow kernels' grid stops here; its threads loop over the rest. */
+const NARROW_MAX_BLOCKS = 2 ** 20;
+
+/**
+ * How the narrow kernel (cuda/layout.cu's transposeNarrow: one thread per element of the long
+ * side) would run the transpose, or null where neither side is at most 16 long. `narrowCols`: the
+ * columns are the short side (NDHWC → NCDHW of a 3-channel input, say).
+ */
+export function narrowTranspose(
+  shape: TransposeShape,
+): { grid: [number, number, number]; narrowCols: boolean } | null {
+  if (Math.min(shape.rows, shape.cols) > NARROW_MAX) return null;
+  const narrowCols = shape.cols <= shape.rows;
+  const longSide = narrowCols ? shape.rows : shape.cols;
+  const blocks = Math.min(Math.ceil((shape.batch * longSide) / NARROW_BLOCK), NARROW_MAX_BLOCKS);
+  return { grid: [Math.max(1, blocks), 1, 1], narrowCols };
+}
+
 function pow2AtLeast(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
@@ -230,6 +256,7 @@ export class LayoutKernels {
   readonly #functions: Record<number, KernelFunctionLike>;
   readonly #pairs: KernelFunctionLike;
   readonly #vectors: Record<number, KernelFunctionLike>;
+  readonly #narrow: Record<number, KernelFunctionLike>;
   readonly #flips: Record<number, KernelFunctionLike>;
   /** in, out, rows, cols, tilesCols, batch: six 8-byte parameters, as cuda/layout.cu declares. */
   readonly #params = new driver.KernelParams(48);
@@ -242,11 +269,13 @@ export class LayoutKernels {
     functions: Record<number, KernelFunctionLike>,
     pairs: KernelFunctionLike,
     vectors: Record<number, KernelFunctionLike>,
+    narrow: Record<number, KernelFunctionLike>,
     flips: Record<number, KernelFunctionLike>,
   ) {
     this.#functions = functions;
     this.#pairs = pairs;
     this.#vectors = vectors;
+    this.#narrow = narrow;
     this.#flips = flips;
   }
 
@@ -278,7 +307,8 @@ export class LayoutKernels {
 
   /**
    * Enqueue `dst = transpose(src)` on `stream`; false (nothing enqueued) when it cannot. Takes the
-   * 16-byte vector kernel where it applies ({@link vectorTranspose}), else the paired 2-byte one
+   * 16-byte vector kernel where it applies ({@link vectorTranspose}), else the narrow one for a
+   * short side of at most 16 ({@link narrowTranspose}), else the paired 2-byte one
    * ({@link usesPairs}), else the plain kernel of the element size.
    */
   transpose(
@@ -289,6 +319,22 @@ export class LayoutKernels {
     elementBytes: number,
   ): boolean {
     const vector = vectorTranspose(src, dst, shape, elementBytes);
+    const narrow = vector === null ? narrowTranspose(shape) : null;
+    const narrowFn = this.#narrow[elementBytes];
+    if (narrow !== null && narrowFn !== undefined) {
+      if (shape.batch === 0 || shape.rows === 0 || shape.cols === 0) return true;
+      const params = this.#params
+        .reset()
+        .ptr(src)
+        .ptr(dst)
+        .u64(shape.rows)
+        .u64(shape.cols)
+        .u64(shape.batch)
+        .u64(narrow.narrowCols ? 1 : 0)
+        .bytes();
+      narrowFn.launch(stream, narrow.grid, [NARROW_BLOCK, 1, 1], 0, params);
+      return true;
+    }
     const pairs = vector === null && usesPairs(src, dst, shape, elementBytes);
     const fn =
       vector !== null
@@ -333,6 +379,7 @@ export class LayoutKernels {
         named(KERNEL_NAMES),
         module.getFunction(PAIRS_KERNEL),
         named(VECTOR_KERNEL_NAMES),
+        named(NARROW_KERNEL_NAMES),
         named(FLIP_KERNEL_NAMES),
       );
     });
