@@ -4,41 +4,17 @@
  * transpose time faster or slower) under the fake libcudnn.so.9 of @baracuda/cudnn-sys, which
  * offers one knob-less engine and logs each execution's data pointers (FAKE_CUDNN_EXECUTE_LOG).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as cudnnSys from '@baracuda/cudnn-sys';
 import { ElementKind } from '@baracuda/types';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bwDataAsForward, Conv3dDescriptor } from './descriptor.js';
-import {
-  fakeAutotuneCache,
-  fakeStream,
-  smallProblem,
-  useFakeCuda,
-  useFakeCudnn,
-} from './fake-cudnn.test-helpers.js';
-import type { StreamLike } from './sys.js';
-import { captureWarnings } from './warnings.test-helpers.js';
+import { smallProblem, useFakeCuda, useFakeCudnn } from './fake-cudnn.test-helpers.js';
+import { fakeTuning, pointwiseProblem, selectFromCache } from './tuning.test-helpers.js';
 
 const fakeCudnn = useFakeCudnn();
 const fakeCuda = useFakeCuda();
 
-/** n=2, 4→6 channels, 3×2×5, a 1×1×1 filter: backward-data is a forward pass of 6→4 channels. */
-function pointwise(element: ElementKind = ElementKind.F32): Conv3dDescriptor {
-  return Conv3dDescriptor.create({
-    batch: 2,
-    cIn: 4,
-    dIn: 3,
-    hIn: 2,
-    wIn: 5,
-    cOut: 6,
-    dFilt: 1,
-    hFilt: 1,
-    wFilt: 1,
-    element,
-  });
-}
+const pointwise = pointwiseProblem;
 
 describe('bwDataAsForward', () => {
   it('turns a stride-1 layer around: dy in, dx out, padded to the full convolution', () => {
@@ -91,42 +67,12 @@ describe('bwDataAsForward', () => {
 describe.skipIf(fakeCudnn === null || fakeCuda === null)(
   'autotune times backward-data as a forward pass (fake libcuda and libcudnn; skipped where no C compiler is found)',
   () => {
-    let log: string;
-    let stream: StreamLike & { dispose(): void };
-    beforeEach(async () => {
-      const { Stream } = await import('@baracuda/driver');
-      process.env.FAKE_CUDNN_ENGINES = '28';
-      log = join(mkdtempSync(join(tmpdir(), 'baracuda-as-fw-')), 'execute.log');
-      process.env.FAKE_CUDNN_EXECUTE_LOG = log;
-      stream = Stream.create();
-    });
-    afterEach(() => {
-      stream.dispose();
-      delete process.env.FAKE_CUDA_LAUNCH_MS;
-      delete process.env.FAKE_CUDNN_EXECUTE_LOG;
-      delete process.env.FAKE_CUDNN_ENGINES;
-    });
-
-    /** An autotuned plan of the backward-data pass; its progress lines without the problems' names. */
-    async function tune(desc: Conv3dDescriptor, cachePath: string) {
-      const { Conv3dPlan } = await import('./plan.js');
-      const lines: string[] = [];
-      const plan = await Conv3dPlan.select(
-        stream,
-        desc,
-        { algorithm: 'autotune' },
-        {
-          passes: ['bwData'],
-          autotuneCachePath: cachePath,
-          // This detour alone (layout-detour.test.ts times the layout detour, and both together).
-          layoutDetour: 'never',
-          onProgress: (m) => lines.push(m.replace(/^conv3d .*? (fw|bwData): /, '$1: ')),
-        },
-      );
-      return { plan, lines };
-    }
-    const newCache = () => join(mkdtempSync(join(tmpdir(), 'baracuda-as-fw-cache-')), 'a.json');
-    const executions = () => readFileSync(log, 'utf8').trim().split('\n');
+    const h = fakeTuning('baracuda-as-fw');
+    const { newCache, executions } = h;
+    /** An autotuned plan of the backward-data pass alone (layout-detour.test.ts times the layout
+     * detour, and both together). */
+    const tune = (desc: Conv3dDescriptor, cachePath: string) =>
+      h.tune(desc, cachePath, ['bwData'], { layoutDetour: 'never' });
 
     it('takes it when it times faster, runs dx = conv(dy, W^T) and caches the choice', async () => {
       // Each run of the detour launches our transpose: -0.25 ms makes it the faster.
@@ -143,8 +89,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       const info = plan.algorithm('bwData');
       expect(info.name).toBe('engine 28 as forward on the flipped filter');
       expect(plan.queryBwDataWorkspaceSize()).toBe(info.workspaceBytes);
-      const entries = Object.entries(JSON.parse(readFileSync(cachePath, 'utf8')).entries);
-      expect(entries.map(([k, v]) => [k.split(' | ').slice(0, 2).join(' '), v])).toEqual([
+      expect(h.cacheEntries(cachePath)).toEqual([
         [
           'conv3d n=2 c=6→4 in=3×2×5 k=1×1×1 pad=0×0×0 stride=1×1×1 dil=1×1×1 groups=1 f32 ncdhw pass=fw',
           expect.objectContaining({ engineIndex: 28 }),
@@ -181,8 +126,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       const { plan, lines } = await tune(pointwise(), cachePath);
       expect(lines).toContain('bwData: as forward on the flipped filter (engine 28) 0.000 ms');
       expect(plan.algorithm('bwData').name).toBe('engine 28');
-      const entries = JSON.parse(readFileSync(cachePath, 'utf8')).entries;
-      const bwData = Object.entries(entries).find(([k]) => k.includes('pass=bwData'))!;
+      const bwData = h.cacheEntries(cachePath).find(([k]) => String(k).includes('pass=bwData'))!;
       expect(bwData[1]).toEqual(expect.objectContaining({ engineIndex: 28 }));
       // Runs execute the backward-data plan on the caller's pointers.
       const d = pointwise();
@@ -216,7 +160,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         .withPadding(1, 1, 1)
         .withGroups(2)
         .withLayout('ndhwc');
-      const plan = Conv3dPlan.selectSync(stream, d, undefined, { bwDataAsForward: 'always' });
+      const plan = Conv3dPlan.selectSync(h.stream(), d, undefined, { bwDataAsForward: 'always' });
       expect(plan.algorithm('bwData').name).toBe('engine 28 as forward on the flipped filter');
       expect(plan.algorithm('fw').name).toBe('engine 28');
       const slice = (ptr: bigint, elements: number) => ({
@@ -239,7 +183,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
       const lines: string[] = [];
       const tuned = await Conv3dPlan.select(
-        stream,
+        h.stream(),
         pointwise(),
         { algorithm: 'autotune' },
         {
@@ -254,7 +198,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect(tuned.algorithm('bwData').name).toBe('engine 28');
       tuned.dispose();
       await expect(
-        Conv3dPlan.select(stream, pointwise(), undefined, {
+        Conv3dPlan.select(h.stream(), pointwise(), undefined, {
           bwDataAsForward: 'sometimes' as 'never',
         }),
       ).rejects.toThrow(
@@ -262,15 +206,15 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       );
       process.env.BARACUDA_BWDATA_AS_FORWARD = 'always';
       try {
-        const fromEnv = Conv3dPlan.selectSync(stream, d);
+        const fromEnv = Conv3dPlan.selectSync(h.stream(), d);
         expect(fromEnv.algorithm('bwData').name).toBe('engine 28 as forward on the flipped filter');
         fromEnv.dispose();
         // The option wins over the environment.
-        const never = Conv3dPlan.selectSync(stream, d, undefined, { bwDataAsForward: 'never' });
+        const never = Conv3dPlan.selectSync(h.stream(), d, undefined, { bwDataAsForward: 'never' });
         expect(never.algorithm('bwData').name).toBe('engine 28');
         never.dispose();
         process.env.BARACUDA_BWDATA_AS_FORWARD = 'often';
-        expect(() => Conv3dPlan.selectSync(stream, d)).toThrow(
+        expect(() => Conv3dPlan.selectSync(h.stream(), d)).toThrow(
           `Expected 'tuned', 'always' or 'never' for $BARACUDA_BWDATA_AS_FORWARD but received "often" of type string`,
         );
       } finally {
@@ -290,29 +234,14 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
 
 describe.skipIf(fakeCudnn === null)('a cached detour that does not apply (fake libcudnn)', () => {
   it('is stale: a warning, then the heuristics', async () => {
-    const { Conv3dPlan } = await import('./plan.js');
     const d = smallProblem(ElementKind.F32).withStride(1, 1, 2);
-    const cachePath = fakeAutotuneCache([[d, 'bwData', { engineIndex: -2, knobs: [] }]]);
-    const warnings = captureWarnings();
-    process.env.FAKE_CUDNN_ENGINES = '28';
-    try {
-      const plan = await Conv3dPlan.select(
-        fakeStream,
-        d,
-        { algorithm: 'autotune' },
-        { passes: ['bwData'], autotuneCachePath: cachePath },
-      );
-      expect(warnings.map((w) => [w.code, w.message])).toEqual([
-        [
-          'BARACUDA_AUTOTUNE_STALE',
-          `The autotune cache's backward-data as forward on the flipped filter for ${d.describe()} bwData does not apply; using engine 28`,
-        ],
-      ]);
-      expect(plan.algorithm('bwData').name).toBe('engine 28');
-      plan.dispose();
-    } finally {
-      delete process.env.FAKE_CUDNN_ENGINES;
-      vi.restoreAllMocks();
-    }
+    const { warnings, name } = await selectFromCache(d, 'bwData', { engineIndex: -2, knobs: [] });
+    expect(warnings).toEqual([
+      [
+        'BARACUDA_AUTOTUNE_STALE',
+        `The autotune cache's backward-data as forward on the flipped filter for ${d.describe()} bwData does not apply; using engine 28`,
+      ],
+    ]);
+    expect(name).toBe('engine 28');
   });
 });

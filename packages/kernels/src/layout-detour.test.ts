@@ -1,103 +1,38 @@
 /**
- * The layout detour as autotune's choice (options.layoutDetour), end to end without a GPU: the fake libcuda of @baracuda/driver (FAKE_CUDA_LAUNCH_MS makes the runs that launch our
- * transposes time faster or slower) under the fake libcudnn.so.9 of @baracuda/cudnn-sys, which
- * offers one knob-less engine and logs each execution's data pointers (FAKE_CUDNN_EXECUTE_LOG).
+ * The layout detour as autotune's choice (options.layoutDetour), end to end without a GPU: the
+ * fake libcuda of @baracuda/driver (FAKE_CUDA_LAUNCH_MS makes the runs that launch our transposes
+ * time faster or slower) under the fake libcudnn.so.9 of @baracuda/cudnn-sys, which offers one
+ * knob-less engine and logs each execution's data pointers (FAKE_CUDNN_EXECUTE_LOG).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Conv3dDescriptor } from './descriptor.js';
+import { describe, expect, it } from 'vitest';
+import type { Conv3dDescriptor } from './descriptor.js';
 import {
   fakeAutotuneCache,
-  fakeStream,
   smallProblem,
   useFakeCuda,
   useFakeCudnn,
 } from './fake-cudnn.test-helpers.js';
-import type { Conv3dPass, Conv3dPlanOptions } from './plan.js';
-import type { StreamLike } from './sys.js';
-import { captureWarnings } from './warnings.test-helpers.js';
+import {
+  fakeOperands,
+  fakeTuning,
+  pointwiseProblem,
+  selectFromCache,
+} from './tuning.test-helpers.js';
 
 const fakeCudnn = useFakeCudnn();
 const fakeCuda = useFakeCuda();
 
-/** n=2, 4→6 channels, 3×2×5, a 1×1×1 filter, f32 NCDHW (no erratum applies). */
-function pointwise(element: ElementKind = ElementKind.F32): Conv3dDescriptor {
-  return Conv3dDescriptor.create({
-    batch: 2,
-    cIn: 4,
-    dIn: 3,
-    hIn: 2,
-    wIn: 5,
-    cOut: 6,
-    dFilt: 1,
-    hFilt: 1,
-    wFilt: 1,
-    element,
-  });
-}
-
 describe.skipIf(fakeCudnn === null || fakeCuda === null)(
   'autotune times the layout detour (fake libcuda and libcudnn; skipped where no C compiler is found)',
   () => {
-    let log: string;
-    let stream: StreamLike & { dispose(): void };
-    beforeEach(async () => {
-      const { Stream } = await import('@baracuda/driver');
-      process.env.FAKE_CUDNN_ENGINES = '28';
-      log = join(mkdtempSync(join(tmpdir(), 'baracuda-via-')), 'execute.log');
-      process.env.FAKE_CUDNN_EXECUTE_LOG = log;
-      stream = Stream.create();
-    });
-    afterEach(() => {
-      stream.dispose();
-      delete process.env.FAKE_CUDA_LAUNCH_MS;
-      delete process.env.FAKE_CUDNN_EXECUTE_LOG;
-      delete process.env.FAKE_CUDNN_ENGINES;
-    });
-
-    /** An autotuned plan of `passes`; its progress lines without the problems' names. */
-    async function tune(
-      desc: Conv3dDescriptor,
-      cachePath: string,
-      passes: Conv3dPass[],
-      options: Conv3dPlanOptions = {},
-    ) {
-      const { Conv3dPlan } = await import('./plan.js');
-      const lines: string[] = [];
-      const plan = await Conv3dPlan.select(
-        stream,
-        desc,
-        { algorithm: 'autotune' },
-        {
-          passes,
-          autotuneCachePath: cachePath,
-          onProgress: (m) => lines.push(m.replace(/^conv3d .*? (fw|bwData|bwFilter): /, '$1: ')),
-          ...options,
-        },
-      );
-      return { plan, lines };
-    }
-    const newCache = () => join(mkdtempSync(join(tmpdir(), 'baracuda-via-cache-')), 'a.json');
-    const executions = () => readFileSync(log, 'utf8').trim().split('\n');
-    const cacheEntries = (path: string) =>
-      Object.entries(JSON.parse(readFileSync(path, 'utf8')).entries).map(([k, v]) => [
-        k.split(' | ').slice(0, 2).join(' '),
-        v,
-      ]);
-    const slices = (d: Conv3dDescriptor) => {
-      const slice = (ptr: bigint, elements: number) => ({
-        devicePtr: ptr,
-        byteLength: d.elementBytes * elements,
-      });
-      return {
-        x: slice(0x10000n, d.xElements),
-        w: slice(0x20000n, d.wElements),
-        y: slice(0x30000n, d.yElements),
-      };
-    };
+    const {
+      stream: streamOf,
+      tune,
+      newCache,
+      executions,
+      cacheEntries,
+    } = fakeTuning('baracuda-via');
 
     it('takes it when it times faster, runs the NDHWC plan on scratch and caches both choices', async () => {
       // Each run of the detour launches our transposes: -0.25 ms each makes it the faster.
@@ -123,7 +58,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         [`${d.describe()} pass=fw`, { engineIndex: -3, knobs: [], timeMs: -0.75 }],
       ]);
       // A run executes the NDHWC plan on plan-owned scratch, never on the caller's pointers.
-      const { x, w, y } = slices(d);
+      const { x, w, y } = fakeOperands(d);
       plan.runFw({ x, w, y });
       const run = executions().at(-1)!.split(' ').slice(0, 3);
       expect(run.some((p) => ['10000', '20000', '30000'].includes(p))).toBe(false);
@@ -152,7 +87,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         28, 28, 28,
       ]);
       // Every pass runs the NCDHW plan on the caller's pointers.
-      const { x, w, y } = slices(d);
+      const { x, w, y } = fakeOperands(d);
       plan.runFw({ x, w, y });
       expect(executions().at(-1)!.split(' ').slice(0, 3)).toEqual(['10000', '20000', '30000']);
       plan.runBwData({ w, dy: y, dx: x });
@@ -168,7 +103,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
     it('nests in backward-data as a forward pass, and that in it', async () => {
       process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
       const cachePath = newCache();
-      const d = pointwise();
+      const d = pointwiseProblem();
       const { plan, lines } = await tune(d, cachePath, ['bwData']);
       // The forward problem (dy → dx) takes its own NDHWC detour (dy and the filter in, dx back),
       // so backward-data as a forward pass is the flip and that: four launches.
@@ -195,7 +130,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         expect.objectContaining({ engineIndex: -2 }),
       );
       // The run is the flip, then the forward problem through NDHWC scratch.
-      const { x, w, y } = slices(d);
+      const { x, w, y } = fakeOperands(d);
       plan.runBwData({ w, dy: y, dx: x });
       const run = executions().at(-1)!.split(' ').slice(0, 3);
       expect(run.some((p) => ['10000', '20000', '30000'].includes(p))).toBe(false);
@@ -213,11 +148,11 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
     it("is every pass's with 'always' (heuristic too), and never timed with 'never'", async () => {
       const { Conv3dPlan } = await import('./plan.js');
       const d = smallProblem(ElementKind.F32);
-      const always = Conv3dPlan.selectSync(stream, d, undefined, { layoutDetour: 'always' });
+      const always = Conv3dPlan.selectSync(streamOf(), d, undefined, { layoutDetour: 'always' });
       for (const pass of ['fw', 'bwData', 'bwFilter'] as const) {
         expect(always.algorithm(pass).name).toBe('engine 28 via NDHWC');
       }
-      const { x, w, y } = slices(d);
+      const { x, w, y } = fakeOperands(d);
       always.runDw({ x, dy: y, dw: w });
       const run = executions().at(-1)!.split(' ').slice(0, 3);
       expect(run.some((p) => ['10000', '20000', '30000'].includes(p))).toBe(false);
@@ -232,17 +167,17 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect(never.plan.algorithm('fw').name).toBe('engine 28');
       never.plan.dispose();
       await expect(
-        Conv3dPlan.select(stream, d, undefined, { layoutDetour: 'sometimes' as 'never' }),
+        Conv3dPlan.select(streamOf(), d, undefined, { layoutDetour: 'sometimes' as 'never' }),
       ).rejects.toThrow(
         `Expected 'tuned', 'always' or 'never' for options.layoutDetour but received "sometimes" of type string`,
       );
       process.env.BARACUDA_LAYOUT_DETOUR = 'always';
       try {
-        const fromEnv = Conv3dPlan.selectSync(stream, d);
+        const fromEnv = Conv3dPlan.selectSync(streamOf(), d);
         expect(fromEnv.algorithm('fw').name).toBe('engine 28 via NDHWC');
         fromEnv.dispose();
         process.env.BARACUDA_LAYOUT_DETOUR = 'often';
-        expect(() => Conv3dPlan.selectSync(stream, d)).toThrow(
+        expect(() => Conv3dPlan.selectSync(streamOf(), d)).toThrow(
           `Expected 'tuned', 'always' or 'never' for $BARACUDA_LAYOUT_DETOUR but received "often" of type string`,
         );
       } finally {
@@ -264,7 +199,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         `${d.withLayout('ncdhw').describe()} pass=bwFilter`,
         `${d.describe()} pass=bwFilter`,
       ]);
-      const { x, w, y } = slices(d);
+      const { x, w, y } = fakeOperands(d);
       plan.runDw({ x, dy: y, dw: w });
       const run = executions().at(-1)!.split(' ').slice(0, 3);
       expect(run.some((p) => ['10000', '20000', '30000'].includes(p))).toBe(false);
@@ -277,7 +212,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect(tuned.plan.algorithm('fw').name).toBe('engine 28');
       tuned.plan.dispose();
       const { Conv3dPlan } = await import('./plan.js');
-      const always = Conv3dPlan.selectSync(stream, half, undefined, { layoutDetour: 'always' });
+      const always = Conv3dPlan.selectSync(streamOf(), half, undefined, { layoutDetour: 'always' });
       expect(always.algorithm('fw').name).toBe('engine 28');
       always.dispose();
     });
@@ -294,7 +229,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         plan.dispose();
       }
       const { Conv3dPlan } = await import('./plan.js');
-      const heuristic = Conv3dPlan.selectSync(stream, smallProblem(ElementKind.F32));
+      const heuristic = Conv3dPlan.selectSync(streamOf(), smallProblem(ElementKind.F32));
       expect(heuristic.algorithm('fw').name).toBe('engine 28');
       heuristic.dispose();
     });
@@ -302,33 +237,18 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
 );
 
 describe.skipIf(fakeCudnn === null)(
-  'a cached NDHWC detour that does not apply (fake libcudnn)',
+  'a cached layout detour that does not apply (fake libcudnn)',
   () => {
     it('is stale: a warning, then the heuristics', async () => {
-      const { Conv3dPlan } = await import('./plan.js');
       const d = smallProblem(ElementKind.F64);
-      const cachePath = fakeAutotuneCache([[d, 'fw', { engineIndex: -3, knobs: [] }]]);
-      const warnings = captureWarnings();
-      process.env.FAKE_CUDNN_ENGINES = '28';
-      try {
-        const plan = await Conv3dPlan.select(
-          fakeStream,
-          d,
-          { algorithm: 'autotune' },
-          { passes: ['fw'], autotuneCachePath: cachePath },
-        );
-        expect(warnings.map((w) => [w.code, w.message])).toEqual([
-          [
-            'BARACUDA_AUTOTUNE_STALE',
-            `The autotune cache's layout detour for ${d.describe()} fw does not apply here; using engine 28`,
-          ],
-        ]);
-        expect(plan.algorithm('fw').name).toBe('engine 28');
-        plan.dispose();
-      } finally {
-        delete process.env.FAKE_CUDNN_ENGINES;
-        vi.restoreAllMocks();
-      }
+      const { warnings, name } = await selectFromCache(d, 'fw', { engineIndex: -3, knobs: [] });
+      expect(warnings).toEqual([
+        [
+          'BARACUDA_AUTOTUNE_STALE',
+          `The autotune cache's layout detour for ${d.describe()} fw does not apply here; using engine 28`,
+        ],
+      ]);
+      expect(name).toBe('engine 28');
     });
   },
 );

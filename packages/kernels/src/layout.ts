@@ -318,45 +318,54 @@ export class LayoutKernels {
     shape: TransposeShape,
     elementBytes: number,
   ): boolean {
-    const vector = vectorTranspose(src, dst, shape, elementBytes);
-    const narrow = vector === null ? narrowTranspose(shape) : null;
-    const narrowFn = this.#narrow[elementBytes];
-    if (narrow !== null && narrowFn !== undefined) {
-      if (shape.batch === 0 || shape.rows === 0 || shape.cols === 0) return true;
-      const params = this.#params
-        .reset()
-        .ptr(src)
-        .ptr(dst)
-        .u64(shape.rows)
-        .u64(shape.cols)
-        .u64(shape.batch)
-        .u64(narrow.narrowCols ? 1 : 0)
-        .bytes();
-      narrowFn.launch(stream, narrow.grid, [NARROW_BLOCK, 1, 1], 0, params);
-      return true;
-    }
-    const pairs = vector === null && usesPairs(src, dst, shape, elementBytes);
-    const fn =
-      vector !== null
-        ? this.#vectors[elementBytes]
-        : pairs
-          ? this.#pairs
-          : this.#functions[elementBytes];
-    const geometry = vector ?? transposeGrid(shape, pairs ? 2 * TILE : TILE);
-    if (fn === undefined || geometry === null) return false;
+    const launch = this.#transposeLaunch(src, dst, shape, elementBytes);
+    if (launch === null) return false;
     if (shape.batch === 0 || shape.rows === 0 || shape.cols === 0) return true;
+    // in, out, rows, cols, then the kernel's two: (tilesCols, batch), or (batch, narrowCols).
     const params = this.#params
       .reset()
       .ptr(src)
       .ptr(dst)
       .u64(shape.rows)
       .u64(shape.cols)
-      .u64(geometry.tilesCols)
-      .u64(shape.batch)
+      .u64(launch.last[0])
+      .u64(launch.last[1])
       .bytes();
-    if (vector !== null) fn.launch(stream, vector.grid, vector.block, vector.sharedBytes, params);
-    else fn.launch(stream, geometry.grid, this.#block, 0, params);
+    launch.fn.launch(stream, launch.grid, launch.block, launch.shared, params);
     return true;
+  }
+
+  /** Which kernel runs the transpose, how, and its last two parameters; null when none can. */
+  #transposeLaunch(
+    src: bigint,
+    dst: bigint,
+    shape: TransposeShape,
+    elementBytes: number,
+  ): {
+    fn: KernelFunctionLike;
+    grid: [number, number, number];
+    block: [number, number, number];
+    shared: number;
+    last: [number, number];
+  } | null {
+    const vector = vectorTranspose(src, dst, shape, elementBytes);
+    const vectorFn = this.#vectors[elementBytes];
+    if (vector !== null && vectorFn !== undefined) {
+      const { grid, block, sharedBytes, tilesCols } = vector;
+      return { fn: vectorFn, grid, block, shared: sharedBytes, last: [tilesCols, shape.batch] };
+    }
+    const narrow = narrowTranspose(shape);
+    const narrowFn = this.#narrow[elementBytes];
+    if (narrow !== null && narrowFn !== undefined) {
+      const last: [number, number] = [shape.batch, narrow.narrowCols ? 1 : 0];
+      return { fn: narrowFn, grid: narrow.grid, block: [NARROW_BLOCK, 1, 1], shared: 0, last };
+    }
+    const pairs = usesPairs(src, dst, shape, elementBytes);
+    const fn = pairs ? this.#pairs : this.#functions[elementBytes];
+    const geometry = transposeGrid(shape, pairs ? 2 * TILE : TILE);
+    if (fn === undefined || geometry === null) return null;
+    const last: [number, number] = [geometry.tilesCols, shape.batch];
+    return { fn, grid: geometry.grid, block: this.#block, shared: 0, last };
   }
 
   static readonly #perDevice = new Map<number, LayoutKernels | Error>();
