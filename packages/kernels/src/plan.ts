@@ -319,6 +319,18 @@ function otherLayout(desc: Conv3dDescriptor): Conv3dDescriptor {
   return desc.withLayout(desc.layout === 'ncdhw' ? 'ndhwc' : 'ncdhw');
 }
 
+/**
+ * Whether the layout detour may take `desc` into its other layout: no erratum covers that layout
+ * (the f16/bf16 NCDHW defect of cuDNN 9.8–9.14 keeps NDHWC problems where they are).
+ */
+function otherLayoutClean(
+  desc: Conv3dDescriptor,
+  version: number,
+  pref: ResolvedPlanPreference,
+): boolean {
+  return errataFor(otherLayout(desc), version, pref).length === 0;
+}
+
 /** Each operand's transposes into the other layout (`in`) and back (`out`). */
 function detourTransposes(
   desc: Conv3dDescriptor,
@@ -896,7 +908,7 @@ export class Conv3dPlan {
     const always =
       opts.layoutDetour === 'always' &&
       pref.algorithm !== 'pinned' &&
-      errataFor(otherLayout(desc), version, pref).length === 0;
+      otherLayoutClean(desc, version, pref);
     if (via === undefined && !always) {
       const handle = acquireHandle(device.ordinal, desc.describe());
       return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, undefined);
@@ -971,7 +983,7 @@ export class Conv3dPlan {
       d.element !== ElementKind.F64 &&
       this.preference.algorithm === 'autotune' &&
       this.#via?.every !== true &&
-      errataFor(otherLayout(d), this.cudnnVersion, this.preference).length === 0 &&
+      otherLayoutClean(d, this.cudnnVersion, this.preference) &&
       this.#layoutKernels() !== null
     );
   }
@@ -1098,14 +1110,13 @@ export class Conv3dPlan {
     const inner = asFw.inner;
     const stream = this.#stream;
     const flipped = this.#scratchOperand('w', this.descriptor.wElements, stream);
-    const via = inner.#viaFor('fw');
-    if (via !== undefined) {
-      // The forward problem autotuned its layout detour: timed through it, as it runs.
+    if (inner.#viaFor('fw') !== undefined) {
+      // The forward problem autotuned its layout detour: timed through its run, as a call runs
+      // it (the detour's scratch pointers repeat, so its variant packs are cached).
       const args: RunScalars = { alpha: 1, beta: 0, stream, userWs: null };
       const run = (set: number) => {
         const { x, w, y } = bench.sets[set]!;
-        this.#flippedFilter(asFw, w, stream);
-        inner.#runLayoutDetour(via, 'fw', y, flipped, x, args);
+        inner.#run('fw', y, this.#flippedFilter(asFw, w, stream), x, args);
         return true;
       };
       return yield* this.#timeAsFinalist(bench, run, TUNE_ROUNDS);
