@@ -10,7 +10,7 @@ mkdir -p .carry
 pnpm build >/dev/null
 cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node .carry/
 cp packages/conformance/dist/cli.cjs .carry/cli.cjs
-for s in driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/event-overhead; do
+for s in driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/event-overhead; do
   name=$(echo "$s" | cut -d/ -f1)-$(basename "$s")
   npx esbuild "packages/$s.mjs" --bundle --platform=node --format=esm --target=node20 \
     --log-level=warning --outfile=".carry/$name.mjs"

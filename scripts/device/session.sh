@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: info abi driver module layout depthwise cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,6 +46,7 @@ for phase in "$@"; do
     driver) run driver 300 $NODE .carry/driver-device-check.mjs "$LOGS/driver.json" ;;
     module) run module 60 $NODE .carry/driver-module-device-check.mjs ;;
     layout) run layout 120 $NODE .carry/kernels-layout-device-check.mjs ;;
+    depthwise) run depthwise 180 $NODE .carry/kernels-depthwise-device-check.mjs ;;
     check-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-919 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-919.json" ${CHECK919_ARGS:-} ;;
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs

@@ -6,11 +6,11 @@
 //   forward   y[n,c,o]  = alpha * sum_k w[c,k] * x[n,c, o*s - p + k*d] + beta * y[n,c,o]
 //   bwData    dx[n,c,i] = alpha * sum_{k, o*s = i + p - k*d} w[c,k] * dy[n,c,o] + beta * dx[n,c,i]
 //
-// Two kernels per element type:
-// - `tiled` (stride 1): a block computes a 16x32 tile of one output plane; for each filter depth
-//   it stages the input rows the tile needs in shared memory (converted to the accumulator type)
-//   and every thread sums its two outputs from there. With `flip` it runs the filter reversed,
-//   which is backward-data of a stride-1 convolution with padding d*(k-1) - p.
+// Four kernels per element type:
+// - `tiled` (stride 1): a block owns a tile of one output plane over a chunk of output depths and
+//   marches through the input slices in depth, staging each in shared memory once and adding its
+//   taps to every output depth it feeds, held in registers. With `flip` it runs the filter
+//   reversed, which is backward-data of a stride-1 convolution with padding d*(k-1) - p.
 // - `gather`: one thread per output element, any stride, padding and dilation (both passes).
 // - `clvec` (NDHWC): consecutive threads take consecutive groups of up to 16 bytes of channels of
 //   one output position, so every tap's loads are coalesced across the channels; the filter is
@@ -102,30 +102,49 @@ __device__ __forceinline__ void forEachTap(i64 rest, int inD, int inH, int inW, 
 }
 
 constexpr int kTileW = 32;
-constexpr int kRowsPerPass = 8;
-constexpr int kOutRows = 2;  // outputs per thread, kRowsPerPass apart
-constexpr int kTileH = kRowsPerPass * kOutRows;
+constexpr int kRowsPerPass = 8;  // blockDim (32, 8)
+constexpr int kMaxRows = 4;      // output rows per thread at most, kRowsPerPass apart
 
-// grid: (tilesH * tilesW, min(outD, 65535), min(planes, 65535)); block (32, 8);
-// dynamic shared memory: (kD*kH*kW + rowsIn*colsIn) * sizeof(Acc), rowsIn = 16 + (kH-1)*dH,
-// colsIn = 32 + (kW-1)*dW. `in`/`out` extents are the operands of this launch (x/y forward,
-// dy/dx backward-data); pads are the forward pads, or d*(k-1) - p with flip.
-template <typename T, typename Acc>
+// Stride 1, NCDHW. A block owns a tile of one plane's output, 32 wide and 8 * `rows` tall, over
+// the output depths [blockIdx.y * chunk, + chunk), and marches through the input depths those
+// read, one slice at a time: the slice's patch the tile needs goes to shared memory (in the
+// accumulator type) and each thread adds the slice's kH x kW taps to every output depth that slice
+// feeds, held in registers: acc[r][j] is output depth od + j of the thread's row r, where od is
+// the depth the current slice completes; j = (kD-1-kd) * dD for filter depth kd, SPAN >= (kD-1)*dD
+// + 1. So each input element is read from global memory once per tile (plus the tile's halo),
+// where one thread per output reads it kD*kH*kW times. With `flip` it runs the filter reversed:
+// backward-data of a stride-1 convolution with padding d*(k-1) - p.
+//
+// grid: (tilesH * tilesW, ceil(outD / chunk), min(planes, 65535)); block (32, 8); dynamic shared
+// memory (kD*kH*kW + rowsIn*colsIn) * sizeof(Acc), rowsIn = 8*rows + (kH-1)*dH, colsIn = 32 +
+// (kW-1)*dW. `in`/`out` extents are this launch's operands (x/y forward, dy/dx backward-data).
+template <typename T, typename Acc, int SPAN>
 __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restrict__ w,
                                       T* __restrict__ out, i64 planes, int channels, int inD,
                                       int inH, int inW, int outD, int outH, int outW, int kD,
                                       int kH, int kW, int pD, int pH, int pW, int dD, int dH,
-                                      int dW, int flip, int tilesW, Acc alpha, Acc beta) {
+                                      int dW, int flip, int tilesW, int chunk, int rows, Acc alpha,
+                                      Acc beta) {
   extern __shared__ unsigned char smemBytes[];
   Acc* taps = reinterpret_cast<Acc*>(smemBytes);
   const int nTaps = kD * kH * kW;
   Acc* patch = taps + nTaps;
-  const int rowsIn = kTileH + (kH - 1) * dH;
+  const int rowsIn = kRowsPerPass * rows + (kH - 1) * dH;
   const int colsIn = kTileW + (kW - 1) * dW;
+  const int patchSize = rowsIn * colsIn;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * kTileW + tx;
-  const int oh0 = (blockIdx.x / tilesW) * kTileH;
+  const int oh0 = (blockIdx.x / tilesW) * kRowsPerPass * rows;
   const int ow0 = (blockIdx.x % tilesW) * kTileW;
+  const int odLo = blockIdx.y * chunk;
+  const int odHi = min(outD, odLo + chunk);
+  const int reachD = (kD - 1) * dD;
+  // The filter depth feeding acc[.][j], as its first tap's index, or -1 for none.
+  int tapAt[SPAN];
+#pragma unroll
+  for (int j = 0; j < SPAN; j++) {
+    tapAt[j] = j <= reachD && j % dD == 0 ? (kD - 1 - j / dD) * kH * kW : -1;
+  }
   const i64 inPlane = (i64)inD * inH * inW;
   const i64 outPlane = (i64)outD * outH * outW;
   for (i64 plane = blockIdx.z; plane < planes; plane += gridDim.z) {
@@ -135,44 +154,60 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
       taps[t] = toAcc(w[(i64)c * nTaps + (flip ? nTaps - 1 - t : t)]);
     }
     const T* src = in + plane * inPlane;
-    for (int od = blockIdx.y; od < outD; od += gridDim.y) {
-      Acc acc[kOutRows];
+    T* dst = out + plane * outPlane;
+    Acc acc[kMaxRows][SPAN];
 #pragma unroll
-      for (int r = 0; r < kOutRows; r++) acc[r] = Acc(0);
-      for (int kd = 0; kd < kD; kd++) {
-        const int id = od - pD + kd * dD;
-        if (id < 0 || id >= inD) continue;  // the same for the whole block
-        __syncthreads();                    // the previous slice is no longer read
+    for (int r = 0; r < kMaxRows; r++) {
+#pragma unroll
+      for (int j = 0; j < SPAN; j++) acc[r][j] = Acc(0);
+    }
+    for (int id = odLo - pD; id <= odHi - 1 - pD + reachD; id++) {
+      if (id >= 0 && id < inD) {  // the same for the whole block
+        __syncthreads();          // the previous slice is no longer read
         const T* slice = src + (i64)id * inH * inW;
-        for (int r = ty; r < rowsIn; r += kRowsPerPass) {
+        for (int i = tid; i < patchSize; i += kTileW * kRowsPerPass) {
+          const int r = i / colsIn;
           const int ih = oh0 - pH + r;
-          const bool rowIn = ih >= 0 && ih < inH;
-          for (int col = tx; col < colsIn; col += kTileW) {
-            const int iw = ow0 - pW + col;
-            patch[r * colsIn + col] =
-                rowIn && iw >= 0 && iw < inW ? toAcc(slice[(i64)ih * inW + iw]) : Acc(0);
-          }
+          const int iw = ow0 - pW + (i - r * colsIn);
+          patch[i] = ih >= 0 && ih < inH && iw >= 0 && iw < inW ? toAcc(slice[(i64)ih * inW + iw])
+                                                                : Acc(0);
         }
         __syncthreads();
-        const Acc* tapD = taps + kd * kH * kW;
+        for (int kh = 0; kh < kH; kh++) {
+          for (int kw = 0; kw < kW; kw++) {
+            const Acc* at = patch + (ty + kh * dH) * colsIn + tx + kw * dW;
+            Acc v[kMaxRows];
 #pragma unroll
-        for (int r = 0; r < kOutRows; r++) {
-          const Acc* base = patch + (ty + r * kRowsPerPass) * colsIn + tx;
-          Acc sum = acc[r];
-          for (int kh = 0; kh < kH; kh++) {
-            const Acc* row = base + kh * dH * colsIn;
-            const Acc* tapH = tapD + kh * kW;
-            for (int kw = 0; kw < kW; kw++) sum += row[kw * dW] * tapH[kw];
+            for (int r = 0; r < kMaxRows; r++) {
+              v[r] = r < rows ? at[r * kRowsPerPass * colsIn] : Acc(0);
+            }
+            const int tap = kh * kW + kw;
+#pragma unroll
+            for (int j = 0; j < SPAN; j++) {
+              if (tapAt[j] < 0) continue;
+              const Acc t = taps[tapAt[j] + tap];
+#pragma unroll
+              for (int r = 0; r < kMaxRows; r++) acc[r][j] += v[r] * t;
+            }
           }
-          acc[r] = sum;
         }
       }
-      T* dst = out + plane * outPlane + (i64)od * outH * outW;
-      const int ow = ow0 + tx;
+      const int od = id + pD - reachD;  // every input slice of output depth od is summed
+      if (od >= odLo) {
+        const int ow = ow0 + tx;
 #pragma unroll
-      for (int r = 0; r < kOutRows; r++) {
-        const int oh = oh0 + ty + r * kRowsPerPass;
-        if (oh < outH && ow < outW) store<T, Acc>(dst, (i64)oh * outW + ow, acc[r], alpha, beta);
+        for (int r = 0; r < kMaxRows; r++) {
+          const int oh = oh0 + ty + r * kRowsPerPass;
+          if (r < rows && oh < outH && ow < outW) {
+            store<T, Acc>(dst, ((i64)od * outH + oh) * outW + ow, acc[r][0], alpha, beta);
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < kMaxRows; r++) {
+#pragma unroll
+        for (int j = 0; j + 1 < SPAN; j++) acc[r][j] = acc[r][j + 1];
+        acc[r][SPAN - 1] = Acc(0);
       }
     }
   }
@@ -280,15 +315,19 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
 
 }  // namespace baracuda_depthwise
 
-#define BARACUDA_DEPTHWISE(SUFFIX, T, ACC)                                                     \
-  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_tiled_##SUFFIX(         \
+// tiled: SPAN 3 (filter depth reach (kD-1)*dD + 1 of at most 3: 3x3x3) and 8.
+#define BARACUDA_DEPTHWISE_TILED(SUFFIX, T, ACC, SPAN)                                         \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_tiled##SPAN##_##SUFFIX( \
       const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
       int inW, int outD, int outH, int outW, int kD, int kH, int kW, int pD, int pH, int pW,   \
-      int dD, int dH, int dW, int flip, int tilesW, ACC alpha, ACC beta) {                     \
-    baracuda_depthwise::tiled<T, ACC>(in, w, out, planes, channels, inD, inH, inW, outD, outH, \
-                                      outW, kD, kH, kW, pD, pH, pW, dD, dH, dW, flip, tilesW,  \
-                                      alpha, beta);                                            \
-  }                                                                                            \
+      int dD, int dH, int dW, int flip, int tilesW, int chunk, int rows, ACC alpha, ACC beta) { \
+    baracuda_depthwise::tiled<T, ACC, SPAN>(in, w, out, planes, channels, inD, inH, inW, outD, \
+                                            outH, outW, kD, kH, kW, pD, pH, pW, dD, dH, dW,     \
+                                            flip, tilesW, chunk, rows, alpha, beta);           \
+  }
+#define BARACUDA_DEPTHWISE(SUFFIX, T, ACC)                                                     \
+  BARACUDA_DEPTHWISE_TILED(SUFFIX, T, ACC, 3)                                                  \
+  BARACUDA_DEPTHWISE_TILED(SUFFIX, T, ACC, 8)                                                  \
   extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_gather_##SUFFIX(        \
       const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
       int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \

@@ -108,8 +108,8 @@ describe.skipIf(fake === null)(
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
       plan.runBwData({ w: slice(0x2000n), dy: slice(0x3000n), dx: slice(0x1000n), alpha: 2 });
       expect(launches.map((l) => l.name)).toEqual([
-        'baracuda_depthwise_tiled_f32',
-        'baracuda_depthwise_tiled_f32',
+        'baracuda_depthwise_tiled3_f32',
+        'baracuda_depthwise_tiled3_f32',
       ]);
       expect(pointers(launches[0]!)).toEqual([0x1000n, 0x2000n, 0x3000n]);
       expect(pointers(launches[1]!)).toEqual([0x3000n, 0x2000n, 0x1000n]);
@@ -173,7 +173,7 @@ describe.skipIf(fake === null)(
         deterministic: true,
       });
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
-      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled_f64']);
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled3_f64']);
       plan.dispose();
       // The gather kernel (any stride) runs only where autotune timed it faster (below).
       const strided = Conv3dPlan.selectSync(stream, depthwise().withStride(2, 2, 2));
@@ -241,7 +241,7 @@ describe.skipIf(fake === null)(
       expect(plan.algorithm('fw').name).toBe('baracuda depthwise tiled');
       expect(plan.algorithm('bwFilter').name).toContain('via NDHWC');
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
-      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled_f16']);
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled3_f16']);
       plan.dispose();
     });
 

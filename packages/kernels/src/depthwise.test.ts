@@ -123,6 +123,30 @@ const NCDHW_CASES: [string, Case, Kernel, Kernel][] = [
   ],
   ['1×3×5, uneven pads', { c: 3, in: [4, 6, 9], k: [1, 3, 5], pad: [0, 1, 3] }, 'tiled', 'tiled'],
   [
+    'output depths in chunks (the filter reach read twice at each cut)',
+    { c: 1, in: [33, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
+    'tiled',
+    'tiled',
+  ],
+  [
+    '5×3×3 with depth dilation 2: a reach of 9 (span 8 is too short: gathers)',
+    { c: 2, in: [11, 4, 5], k: [5, 3, 3], pad: [4, 1, 1], dil: [2, 1, 1] },
+    'gather',
+    'gather',
+  ],
+  [
+    '4×3×3 with depth dilation 2: a reach of 7 (span 8)',
+    { c: 2, in: [17, 4, 5], k: [4, 3, 3], pad: [3, 1, 1], dil: [2, 1, 1] },
+    'tiled',
+    'tiled',
+  ],
+  [
+    'padding past the filter reach in depth (empty slices before and after)',
+    { c: 2, in: [4, 3, 3], k: [2, 3, 3], pad: [1, 1, 1] },
+    'tiled',
+    'tiled',
+  ],
+  [
     'pad larger than the window (backward-data gathers)',
     { c: 2, in: [3, 4, 5], k: [3, 3, 3], pad: [3, 1, 1] },
     'tiled',
@@ -217,24 +241,66 @@ describe('depthwiseLaunch', () => {
     ).toBeLessThan(1e-12);
   });
 
-  it('lays the tiled grid over the output tiles, output depths and planes', () => {
+  it('lays the tiled grid over the output tiles, output depth chunks and planes', () => {
     const l = depthwiseLaunch(
       desc({ c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] }),
       'fw',
     );
+    // X3D: 4 output rows a thread (one 32×32 tile per 28×28 plane), 1,536 planes, short of 2,048
+    // blocks: two chunks of 8 depths, each reading 10 slices (2 of them read twice, a quarter).
     expect(l).toMatchObject({
       kernel: 'tiled',
-      grid: [2, 16, 1536],
+      span: 3,
+      grid: [1, 2, 1536],
       block: [32, 8, 1],
       planes: 1536,
     });
-    // f32: 27 taps + (16 + 2) × (32 + 2) patch floats.
-    expect(l.sharedBytes).toBe((27 + 18 * 34) * 4);
+    expect(l.ints.slice(-4)).toEqual([0, 1, 8, 4]);
+    // f32: 27 taps + (32 + 2) × (32 + 2) patch floats.
+    expect(l.sharedBytes).toBe((27 + 34 * 34) * 4);
+    // A deep volume of few planes splits its depths (2 planes, 64 depths: 8 chunks of 8).
+    const deep = depthwiseLaunch(
+      desc({ c: 2, in: [64, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] }),
+      'fw',
+    );
+    expect(deep.grid).toEqual([1, 8, 2]);
+    expect(deep.ints.slice(-2)).toEqual([8, 4]);
+    // Short planes take fewer rows a thread: 9 rows → 2 (a 32×16 tile); a plane of 70 columns
+    // takes 3 tiles across.
+    const short = depthwiseLaunch(
+      desc({ c: 2, in: [3, 9, 70], k: [3, 3, 3], pad: [1, 1, 1] }),
+      'fw',
+    );
+    expect(short.grid.slice(0, 1)).toEqual([3]);
+    expect(short.ints.slice(-3)).toEqual([3, 3, 2]);
     const f64 = depthwiseLaunch(
       desc({ c: 2, in: [4, 4, 4], k: [3, 3, 3], pad: [1, 1, 1], element: ElementKind.F64 }),
       'bwData',
     );
-    expect(f64.sharedBytes).toBe((27 + 18 * 34) * 8);
+    expect(f64.sharedBytes).toBe((27 + 10 * 34) * 8);
+    // A reach of 4 to 8 in depth takes the 8-deep kernel.
+    const reach5 = depthwiseLaunch(
+      desc({ c: 2, in: [6, 4, 4], k: [5, 1, 1], pad: [2, 0, 0] }),
+      'fw',
+    );
+    expect([reach5.kernel, reach5.span]).toEqual(['tiled', 8]);
+  });
+
+  it('the tiled kernel loops over the planes past its grid (grid z of 65,535 at most)', () => {
+    // The same launch with a grid of 2 planes at a time computes every one of 5.
+    const d = desc({ c: 5, in: [3, 4, 5], k: [3, 3, 3], pad: [1, 1, 1] });
+    const x = random(d.xElements, 7);
+    const w = random(d.wElements, 8);
+    const want = direct(d, x, w, random(d.yElements, 9));
+    const l = depthwiseLaunch(d, 'fw');
+    const strided = { ...l, grid: [l.grid[0], l.grid[1], 2] as [number, number, number] };
+    const y = depthwiseHost(strided, x, w, new Float64Array(d.yElements).fill(Number.NaN), 1, 0);
+    expect(maxAbsDiff(y, want.y)).toBeLessThan(1e-12);
+    // And a chunk of one depth at a time computes the same as one chunk.
+    const ints = [...l.ints.slice(0, -2), 1, l.ints.at(-1)!];
+    const chunked = { ...l, grid: [l.grid[0], 3, 5] as [number, number, number], ints };
+    const y1 = depthwiseHost(chunked, x, w, new Float64Array(d.yElements).fill(Number.NaN), 1, 0);
+    expect(maxAbsDiff(y1, want.y)).toBeLessThan(1e-12);
   });
 
   it('gathers when the tile would need more than 48 KiB of shared memory', () => {
@@ -314,10 +380,15 @@ describe('DepthwiseKernels', () => {
       ['f16', '.f32'],
       ['bf16', '.f32'],
     ]) {
-      for (const launch of [tiled, gather, gathercl, clvec]) {
+      const tiled8 = depthwiseLaunch(
+        desc({ c: 2, in: [6, 3, 3], k: [5, 3, 3], pad: [2, 1, 1] }),
+        'fw',
+      );
+      expect(tiled8.span).toBe(8);
+      for (const launch of [tiled, tiled8, gather, gathercl, clvec]) {
         // in, w, out, planes; the ints; alpha, beta.
         const want = [...Array(4).fill('.u64'), ...launch.ints.map(() => '.u32'), scale, scale];
-        const name = `baracuda_depthwise_${launch.kernel}_${suffix}`;
+        const name = `baracuda_depthwise_${launch.kernel}${launch.span ?? ''}_${suffix}`;
         expect(ptxEntryParams(DEPTHWISE_PTX, name), name).toEqual(want);
       }
     }
@@ -349,10 +420,10 @@ describe('DepthwiseKernels', () => {
     const cl = depthwiseLaunch(d32.withLayout('ndhwc'), 'fw');
     k.call(cl, ElementKind.F32).run({ raw: 1n }, 1n, 2n, 3n, 1, 0);
     expect(launches.map((l) => l.name)).toEqual([
-      'baracuda_depthwise_tiled_f32',
+      'baracuda_depthwise_tiled3_f32',
       'baracuda_depthwise_gather_f64',
-      'baracuda_depthwise_tiled_bf16',
-      'baracuda_depthwise_tiled_f16',
+      'baracuda_depthwise_tiled3_bf16',
+      'baracuda_depthwise_tiled3_f16',
       'baracuda_depthwise_clvec_f32',
     ]);
     // NDHWC, 3 channels of f32: one channel a thread (3 is odd), 2 × 3 × 4·5·6 = 720 outputs in
@@ -382,8 +453,8 @@ describe('DepthwiseKernels', () => {
     for (const v of fw.ints) again.i32(v);
     again.f32(1).f32(0);
     expect(launches.slice(-2).map((l) => [l.name, l.params])).toEqual([
-      ['baracuda_depthwise_tiled_f32', again.bytes()],
-      ['baracuda_depthwise_tiled_f32', want32.bytes()],
+      ['baracuda_depthwise_tiled3_f32', again.bytes()],
+      ['baracuda_depthwise_tiled3_f32', want32.bytes()],
     ]);
     expect(() => k.call(fw, ElementKind.I8)).toThrow(
       "baracuda's depthwise kernels do not take element i8",

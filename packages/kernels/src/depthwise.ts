@@ -45,6 +45,11 @@ export interface DepthwiseLaunch {
    * and the filter staged in shared memory.
    */
   readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec';
+  /**
+   * tiled: the output depths one thread keeps in registers at most (3 or 8), at least the filter's
+   * reach in depth, (kD − 1)·dD + 1; it picks the kernel function (`tiled3`, `tiled8`).
+   */
+  readonly span?: 3 | 8;
   readonly grid: [number, number, number];
   readonly block: [number, number, number];
   readonly sharedBytes: number;
@@ -52,7 +57,8 @@ export interface DepthwiseLaunch {
   readonly planes: number;
   /**
    * The `int` parameters in cuda/depthwise.cu's order. tiled: channels, in D/H/W, out D/H/W,
-   * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW. gather and gathercl: channels,
+   * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW, chunk (output depths per block), rows
+   * (output rows per thread). gather and gathercl: channels,
    * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
    * clvec: those and vec.
    */
@@ -60,7 +66,17 @@ export interface DepthwiseLaunch {
 }
 
 const TILE_W = 32;
-const TILE_H = 16;
+/** Output rows of a tiled block per pass of its 8 thread rows; each thread takes `rows` of them. */
+const ROWS_PER_PASS = 8;
+/** Output rows per thread of the tiled kernel at most (cuda/depthwise.cu's kMaxRows). */
+const MAX_ROWS = 4;
+/** Filter depth reach of each tiled kernel function: `tiled3`, `tiled8`. */
+const SPANS = [3, 8] as const;
+/**
+ * Blocks a tiled grid aims for at least, splitting the output depths into chunks: about two
+ * rounds of the blocks an H200's 132 SMs hold at once (5–8 of them each).
+ */
+const TILED_MIN_BLOCKS = 2048;
 const TILED_BLOCK: [number, number, number] = [32, 8, 1];
 const GATHER_THREADS = 256;
 /** Blocks of the grid-stride gather kernel at most (each loops over the rest). */
@@ -104,21 +120,37 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   const [inDims, outDims] = pass === 'fw' ? [xDims, yDims] : [yDims, xDims];
   const accBytes = desc.element === ElementKind.F64 ? 8 : 4;
   const tiledPads = pass === 'fw' ? p : p.map((pad, i) => d[i]! * (k[i]! - 1) - pad);
-  const rowsIn = TILE_H + (k[1]! - 1) * d[1]!;
+  const span = SPANS.find((v) => v >= (k[0]! - 1) * d[0]! + 1);
+  const rows = Math.min(MAX_ROWS, Math.ceil(outDims[1]! / ROWS_PER_PASS));
+  const rowsIn = ROWS_PER_PASS * rows + (k[1]! - 1) * d[1]!;
   const colsIn = TILE_W + (k[2]! - 1) * d[2]!;
   const sharedBytes = (k[0]! * k[1]! * k[2]! + rowsIn * colsIn) * accBytes;
   const tilesW = Math.ceil(outDims[2]! / TILE_W);
-  const tiles = Math.ceil(outDims[1]! / TILE_H) * tilesW;
+  const tiles = Math.ceil(outDims[1]! / (ROWS_PER_PASS * rows)) * tilesW;
   if (
     desc.layout === 'ncdhw' &&
+    span !== undefined &&
     s.every((v) => v === 1) &&
     tiledPads.every((v) => v >= 0) &&
     sharedBytes <= MAX_SHARED_BYTES &&
     tiles <= MAX_GRID_X
   ) {
+    // Split the output depths while the grid is short of TILED_MIN_BLOCKS and a chunk stays at least
+    // 4 times the slices read twice (the filter's reach past a chunk), so those stay under a quarter.
+    const twice = (k[0]! - 1) * d[0]!;
+    const planeBlocks = tiles * Math.min(planes, MAX_GRID_YZ);
+    let chunk = outDims[0]!;
+    while (
+      planeBlocks * Math.ceil(outDims[0]! / chunk) < TILED_MIN_BLOCKS &&
+      chunk > 1 &&
+      Math.ceil(chunk / 2) >= 4 * twice
+    ) {
+      chunk = Math.ceil(chunk / 2);
+    }
     return {
       kernel: 'tiled',
-      grid: [tiles, Math.min(outDims[0]!, MAX_GRID_YZ), Math.min(planes, MAX_GRID_YZ)],
+      span,
+      grid: [tiles, Math.ceil(outDims[0]! / chunk), Math.min(planes, MAX_GRID_YZ)],
       block: TILED_BLOCK,
       sharedBytes,
       planes,
@@ -131,6 +163,8 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
         ...d,
         pass === 'fw' ? 0 : 1,
         tilesW,
+        chunk,
+        rows,
       ],
     };
   }
@@ -163,8 +197,10 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
 
 /**
  * What a launch computes, on the host in f64, read from the launch's own parameters exactly as
- * cuda/depthwise.cu reads them: out = alpha · Σ + beta · out (out not read when beta is 0). For
- * tests, against a direct definition of the passes.
+ * cuda/depthwise.cu reads them: out = alpha · Σ + beta · out (out not read when beta is 0). The
+ * tiled kernel is followed block by block and thread by thread (its patches, chunks and rotating
+ * per-depth sums); the others by their definition. For tests, against a direct definition of the
+ * passes.
  */
 export function depthwiseHost(
   launch: DepthwiseLaunch,
@@ -174,6 +210,7 @@ export function depthwiseHost(
   alpha: number,
   beta: number,
 ): Float64Array {
+  if (launch.kernel === 'tiled') return tiledHost(launch, input, w, out, alpha, beta);
   const q = launch.ints;
   const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW] = q as [
     number,
@@ -187,12 +224,10 @@ export function depthwiseHost(
     number,
     number,
   ];
-  const tiled = launch.kernel === 'tiled';
-  const s = tiled ? [1, 1, 1] : q.slice(10, 13);
-  const p = tiled ? q.slice(10, 13) : q.slice(13, 16);
-  const d = tiled ? q.slice(13, 16) : q.slice(16, 19);
-  const flip = tiled && q[16] === 1;
-  const backward = !tiled && q[19] === 1;
+  const s = q.slice(10, 13);
+  const p = q.slice(13, 16);
+  const d = q.slice(16, 19);
+  const backward = q[19] === 1;
   const taps = kD * kH * kW;
   const inPlane = iD * iH * iW;
   const outPlane = oD * oH * oW;
@@ -230,14 +265,106 @@ export function depthwiseHost(
                 const e = reach(o2, kw, 2, iW);
                 if (e < 0) continue;
                 const t = (kd * kH + kh) * kW + kw;
-                acc +=
-                  input[at(plane, inPlane, (a * iH + b) * iW + e)]! *
-                  w[c * taps + (flip ? taps - 1 - t : t)]!;
+                acc += input[at(plane, inPlane, (a * iH + b) * iW + e)]! * w[c * taps + t]!;
               }
             }
           }
           const o = at(plane, outPlane, (o0 * oH + o1) * oW + o2);
           out[o] = alpha * acc + (beta !== 0 ? beta * out[o]! : 0);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** {@link depthwiseHost} of a tiled launch: cuda/depthwise.cu's `tiled`, block by block. */
+function tiledHost(
+  launch: DepthwiseLaunch,
+  input: ArrayLike<number>,
+  w: ArrayLike<number>,
+  out: Float64Array,
+  alpha: number,
+  beta: number,
+): Float64Array {
+  const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW, pD, pH, pW, dD, dH, dW, flip, tilesW] =
+    launch.ints;
+  const [chunk, rows] = launch.ints.slice(18) as [number, number];
+  const span = launch.span ?? 0;
+  const reachD = (kD! - 1) * dD!;
+  if (reachD + 1 > span)
+    throw new Error(`a filter reach of ${reachD + 1} needs more than span ${span}`);
+  const nTaps = kD! * kH! * kW!;
+  const rowsIn = ROWS_PER_PASS * rows + (kH! - 1) * dH!;
+  const colsIn = TILE_W + (kW! - 1) * dW!;
+  const [threadsX, threadsY] = launch.block;
+  const [gridX, gridY, gridZ] = launch.grid;
+  const tapAt = Array.from({ length: span }, (_, j) =>
+    j <= reachD && j % dD! === 0 ? (kD! - 1 - j / dD!) * kH! * kW! : -1,
+  );
+  const patch = new Float64Array(rowsIn * colsIn);
+  const threads = threadsX * threadsY;
+  // acc[((thread * MAX_ROWS) + r) * span + j]
+  const acc = new Float64Array(threads * MAX_ROWS * span);
+  for (let z = 0; z < gridZ; z++) {
+    for (let plane = z; plane < launch.planes; plane += gridZ) {
+      const c = plane % channels!;
+      const taps = Array.from(
+        { length: nTaps },
+        (_, t) => w[c * nTaps + (flip ? nTaps - 1 - t : t)]!,
+      );
+      const src = plane * iD! * iH! * iW!;
+      const dst = plane * oD! * oH! * oW!;
+      for (let bx = 0; bx < gridX; bx++) {
+        for (let by = 0; by < gridY; by++) {
+          const oh0 = Math.floor(bx / tilesW!) * ROWS_PER_PASS * rows;
+          const ow0 = (bx % tilesW!) * TILE_W;
+          const odLo = by * chunk;
+          const odHi = Math.min(oD!, odLo + chunk);
+          acc.fill(0);
+          for (let id = odLo - pD!; id <= odHi - 1 - pD! + reachD; id++) {
+            if (id >= 0 && id < iD!) {
+              for (let i = 0; i < patch.length; i++) {
+                const r = Math.floor(i / colsIn);
+                const ih = oh0 - pH! + r;
+                const iw = ow0 - pW! + (i - r * colsIn);
+                patch[i] =
+                  ih >= 0 && ih < iH! && iw >= 0 && iw < iW!
+                    ? input[src + (id * iH! + ih) * iW! + iw]!
+                    : 0;
+              }
+              for (let t = 0; t < threads; t++) {
+                const tx = t % threadsX;
+                const ty = Math.floor(t / threadsX);
+                for (let kh = 0; kh < kH!; kh++) {
+                  for (let kw = 0; kw < kW!; kw++) {
+                    for (let r = 0; r < rows; r++) {
+                      const v =
+                        patch[(ty + kh * dH! + r * ROWS_PER_PASS) * colsIn + tx + kw * dW!]!;
+                      for (let j = 0; j < span; j++) {
+                        if (tapAt[j]! < 0) continue;
+                        acc[(t * MAX_ROWS + r) * span + j]! += v * taps[tapAt[j]! + kh * kW! + kw]!;
+                      }
+                    }
+                  }
+                }
+              }
+            }
+            const od = id + pD! - reachD;
+            for (let t = 0; t < threads; t++) {
+              const ow = ow0 + (t % threadsX);
+              for (let r = 0; r < MAX_ROWS; r++) {
+                const a = (t * MAX_ROWS + r) * span;
+                const oh = oh0 + Math.floor(t / threadsX) + r * ROWS_PER_PASS;
+                if (od >= odLo && r < rows && oh < oH! && ow < oW!) {
+                  const o = dst + (od * oH! + oh) * oW! + ow;
+                  out[o] = alpha * acc[a]! + (beta !== 0 ? beta * out[o]! : 0);
+                }
+                acc.copyWithin(a, a + 1, a + span);
+                acc[a + span - 1] = 0;
+              }
+            }
+          }
         }
       }
     }
@@ -270,7 +397,7 @@ export class DepthwiseKernels {
    * run call only packs its parameters). UnsupportedError for an element the kernels do not take.
    */
   call(launch: DepthwiseLaunch, element: ElementKind): DepthwiseCall {
-    const fn = this.#functions.get(`${launch.kernel}_${SUFFIX[element]}`);
+    const fn = this.#functions.get(`${launch.kernel}${launch.span ?? ''}_${SUFFIX[element]}`);
     if (fn === undefined) {
       throw new UnsupportedError(`baracuda's depthwise kernels do not take element ${element}`);
     }
@@ -297,7 +424,12 @@ export class DepthwiseKernels {
   static forDevice(device: DeviceLike, load?: ModuleLoader): DepthwiseKernels | Error {
     return perDevice(DepthwiseKernels.#perDevice, device, DEPTHWISE_PTX, load, (module) => {
       const functions = new Map<string, KernelFunctionLike>();
-      for (const kernel of ['tiled', 'gather', 'gathercl', 'clvec']) {
+      for (const kernel of [
+        ...SPANS.map((span) => `tiled${span}`),
+        'gather',
+        'gathercl',
+        'clvec',
+      ]) {
         for (const suffix of Object.values(SUFFIX) as string[]) {
           const name = `${kernel}_${suffix}`;
           functions.set(name, module.getFunction(`baracuda_depthwise_${name}`));

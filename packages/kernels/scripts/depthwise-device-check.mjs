@@ -1,0 +1,241 @@
+#!/usr/bin/env node
+// Device check of the NCDHW depthwise kernels (cuda/depthwise.cu → src/depthwise-ptx.ts), run on
+// the GPU machine (bundled by scripts/device/pack.sh):
+//   node depthwise-device-check.mjs
+// For every element kind, both passes and odd shapes (chunks of output depths, a reach in depth of
+// up to 8, tiles cut at every edge), fills the operands with fresh random values, poisons the
+// output, runs the launch on the GPU and compares it with depthwiseHost in f64 (relative L2 over
+// the inputs as rounded to the element), also with alpha = 2, beta = 0.5 on a random prior output,
+// and with the chunk and rows the timing below tries. Then times X3D's layer (n 8, c 192,
+// 16×28×28, 3×3×3) on the tiled kernel at several chunks and rows, against a device-to-device copy of x (median of 30 calls between plain events). Exit code 1 on
+// any mismatch.
+import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
+import {
+  bf16BitsToF32,
+  ElementKind,
+  f16BitsToF32,
+  f32ToBf16Bits,
+  f32ToF16Bits,
+} from '../../types/dist/index.js';
+import { DepthwiseKernels, depthwiseHost, depthwiseLaunch } from '../src/depthwise.ts';
+import { Conv3dDescriptor } from '../src/descriptor.ts';
+
+const stream = Stream.create();
+const device = stream.device;
+const kernels = DepthwiseKernels.forDevice(device);
+if (kernels instanceof Error) {
+  console.log(`FAIL: the depthwise kernels did not load: ${kernels.message}`);
+  process.exit(1);
+}
+let failures = 0;
+
+const ELEMENTS = {
+  f32: { kind: ElementKind.F32, bytes: 4, tol: 1e-5 },
+  f64: { kind: ElementKind.F64, bytes: 8, tol: 1e-12 },
+  f16: { kind: ElementKind.F16, bytes: 2, tol: 2e-3 },
+  bf16: { kind: ElementKind.Bf16, bytes: 2, tol: 1.6e-2 },
+};
+
+/** Random values in [-1, 1) as the element's bytes, and their values as rounded (f64). */
+function operand(element, count) {
+  const values = new Float64Array(count);
+  const host =
+    element === 'f64'
+      ? new Float64Array(count)
+      : element === 'f32'
+        ? new Float32Array(count)
+        : new Uint16Array(count);
+  for (let i = 0; i < count; i++) {
+    const v = Math.random() * 2 - 1;
+    if (element === 'f16') {
+      host[i] = f32ToF16Bits(v);
+      values[i] = f16BitsToF32(host[i]);
+    } else if (element === 'bf16') {
+      host[i] = f32ToBf16Bits(v);
+      values[i] = bf16BitsToF32(host[i]);
+    } else {
+      host[i] = v;
+      values[i] = host[i];
+    }
+  }
+  return { host, values };
+}
+
+function decode(element, host) {
+  if (element === 'f16') return Float64Array.from(host, f16BitsToF32);
+  if (element === 'bf16') return Float64Array.from(host, bf16BitsToF32);
+  return Float64Array.from(host);
+}
+
+function relL2(got, want) {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < want.length; i++) {
+    const e = got[i] - want[i];
+    num += e * e;
+    den += want[i] * want[i];
+  }
+  return den === 0 ? Number.POSITIVE_INFINITY : Math.sqrt(num / den);
+}
+
+function desc(t, element) {
+  const [pd, ph, pw] = t.pad ?? [0, 0, 0];
+  const [dd, dh, dw] = t.dil ?? [1, 1, 1];
+  return Conv3dDescriptor.create({
+    batch: t.n ?? 1,
+    cIn: t.c,
+    cOut: t.c,
+    dIn: t.in[0],
+    hIn: t.in[1],
+    wIn: t.in[2],
+    dFilt: t.k[0],
+    hFilt: t.k[1],
+    wFilt: t.k[2],
+    element,
+  })
+    .withPadding(pd, ph, pw)
+    .withDilation(dd, dh, dw)
+    .withGroups(t.c);
+}
+
+/** The launch with another chunk of output depths and rows per thread (as the timing tries). */
+function variant(launch, chunk, rows) {
+  const [kD, kH, kW] = launch.ints.slice(7, 10);
+  const [dH, dW] = launch.ints.slice(14, 16);
+  const [outD, outH] = launch.ints.slice(4, 6);
+  const tilesW = launch.ints[17];
+  const patch = (r) => (8 * r + (kH - 1) * dH) * (32 + (kW - 1) * dW);
+  const accBytes = launch.sharedBytes / (kD * kH * kW + patch(launch.ints[19]));
+  return {
+    ...launch,
+    grid: [Math.ceil(outH / (8 * rows)) * tilesW, Math.ceil(outD / chunk), launch.grid[2]],
+    sharedBytes: (kD * kH * kW + patch(rows)) * accBytes,
+    ints: [...launch.ints.slice(0, 18), chunk, rows],
+  };
+}
+
+const shapes = [
+  { c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
+  { c: 2, in: [3, 37, 70], k: [3, 3, 3], pad: [1, 1, 1] },
+  { c: 2, in: [5, 9, 11], k: [3, 3, 3], pad: [2, 2, 2], dil: [2, 2, 2] },
+  { c: 3, in: [4, 6, 9], k: [1, 3, 5], pad: [0, 1, 3] },
+  { c: 1, in: [33, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
+  { c: 2, in: [17, 4, 5], k: [4, 3, 3], pad: [3, 1, 1], dil: [2, 1, 1] },
+  { c: 2, in: [4, 3, 3], k: [2, 3, 3], pad: [1, 1, 1] },
+  { c: 3, in: [9, 12, 13], k: [5, 5, 5], pad: [2, 2, 2] },
+  { c: 4, n: 2, in: [64, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] },
+  { c: 2, in: [3, 4, 5], k: [3, 3, 3], pad: [3, 1, 1] },
+];
+
+for (const [name, el] of Object.entries(ELEMENTS)) {
+  for (const shape of shapes) {
+    const d = desc(shape, el.kind);
+    for (const pass of ['fw', 'bwData']) {
+      const base = depthwiseLaunch(d, pass);
+      const launches = [base];
+      if (base.kernel === 'tiled') launches.push(variant(base, 1, 1), variant(base, 3, 2));
+      const [inCount, outCount] =
+        pass === 'fw' ? [d.xElements, d.yElements] : [d.yElements, d.xElements];
+      for (const launch of launches) {
+        for (const [alpha, beta] of [
+          [1, 0],
+          [2, 0.5],
+        ]) {
+          const input = operand(name, inCount);
+          const w = operand(name, d.wElements);
+          const prior = operand(name, outCount);
+          const bufs = [inCount, d.wElements, outCount].map((n) =>
+            DeviceBuffer.alloc(n * el.bytes),
+          );
+          bufs[0].uploadSync(input.host);
+          bufs[1].uploadSync(w.host);
+          if (beta === 0) bufs[2].memsetSync(0xff);
+          else bufs[2].uploadSync(prior.host);
+          kernels
+            .call(launch, el.kind)
+            .run(stream, bufs[0].devicePtr, bufs[1].devicePtr, bufs[2].devicePtr, alpha, beta);
+          stream.synchronizeSync();
+          const got = new prior.host.constructor(outCount);
+          bufs[2].downloadSync(got);
+          const want = depthwiseHost(
+            launch,
+            input.values,
+            w.values,
+            Float64Array.from(prior.values),
+            alpha,
+            beta,
+          );
+          const err = relL2(decode(name, got), want);
+          const what = `${name} ${pass} ${launch.kernel}${launch.span ?? ''} c=${shape.c} in=${shape.in} k=${shape.k} pad=${shape.pad ?? 0} dil=${shape.dil ?? 1} grid=${launch.grid} ints-tail=${launch.ints.slice(-2)} alpha=${alpha} beta=${beta}`;
+          if (!(err <= el.tol)) {
+            failures++;
+            console.log(`FAIL ${what}: rel L2 ${err}`);
+          } else {
+            console.log(`PASS ${what}: rel L2 ${err.toExponential(2)}`);
+          }
+          for (const b of bufs) b.dispose();
+        }
+      }
+    }
+  }
+}
+
+const start = Event.create(device, { timing: true, blockingSync: false });
+const end = Event.create(device, { timing: true, blockingSync: false });
+function median(values) {
+  const s = [...values].sort((x, y) => x - y);
+  return s[s.length >> 1];
+}
+function time(run) {
+  for (let i = 0; i < 5; i++) run();
+  const times = [];
+  for (let i = 0; i < 30; i++) {
+    start.record(stream);
+    run();
+    end.record(stream);
+    end.synchronizeSync();
+    times.push(Event.elapsedMs(start, end));
+  }
+  return median(times);
+}
+
+const x3d = { c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] };
+for (const [name, el] of Object.entries(ELEMENTS)) {
+  const d = desc(x3d, el.kind);
+  const bytes = d.xElements * el.bytes;
+  const a = DeviceBuffer.alloc(bytes);
+  const b = DeviceBuffer.alloc(bytes);
+  const w = DeviceBuffer.alloc(d.wElements * el.bytes);
+  a.uploadSync(operand(name, d.xElements).host);
+  w.uploadSync(operand(name, d.wElements).host);
+  const copy = time(() => b.copyFrom({ devicePtr: a.devicePtr, byteLength: bytes }, stream));
+  const line = [`TIME x3d ${name} copy of x ${copy.toFixed(4)} ms`];
+  for (const pass of ['fw', 'bwData']) {
+    const base = depthwiseLaunch(d, pass);
+    const tries = [['default', base]];
+    for (const [chunk, rows] of [
+      [16, 4],
+      [8, 4],
+      [4, 4],
+      [16, 2],
+      [8, 2],
+    ]) {
+      tries.push([`chunk ${chunk} rows ${rows}`, variant(base, chunk, rows)]);
+    }
+    for (const [what, launch] of tries) {
+      const call = kernels.call(launch, el.kind);
+      const ms = time(() => call.run(stream, a.devicePtr, w.devicePtr, b.devicePtr, 1, 0));
+      line.push(`${pass} ${what} (grid ${launch.grid.join('x')}): ${ms.toFixed(4)} ms`);
+    }
+  }
+  console.log(line.join('\n  '));
+  a.dispose();
+  b.dispose();
+  w.dispose();
+}
+console.log(
+  failures === 0
+    ? 'depthwise device check: all passed'
+    : `depthwise device check: ${failures} FAILED`,
+);
+process.exit(failures === 0 ? 0 : 1);
