@@ -103,7 +103,9 @@ __device__ __forceinline__ void forEachTap(i64 rest, int inD, int inH, int inW, 
 
 constexpr int kTileW = 32;
 constexpr int kRowsPerPass = 8;  // blockDim (32, 8)
-constexpr int kMaxRows = 4;      // output rows per thread at most, kRowsPerPass apart
+constexpr int kThreads = kTileW * kRowsPerPass;
+constexpr int kMaxRows = 4;   // output rows per thread at most, kRowsPerPass apart
+constexpr int kPatchLoads = 6;  // patch elements per thread at most: patches of up to 1536
 
 // Stride 1, NCDHW. A block owns a tile of one plane's output, 32 wide and 8 * `rows` tall, over
 // the output depths [blockIdx.y * chunk, + chunk), and marches through the input depths those
@@ -112,12 +114,15 @@ constexpr int kMaxRows = 4;      // output rows per thread at most, kRowsPerPass
 // feeds, held in registers: acc[r][j] is output depth od + j of the thread's row r, where od is
 // the depth the current slice completes; j = (kD-1-kd) * dD for filter depth kd, SPAN >= (kD-1)*dD
 // + 1. So each input element is read from global memory once per tile (plus the tile's halo),
-// where one thread per output reads it kD*kH*kW times. With `flip` it runs the filter reversed:
-// backward-data of a stride-1 convolution with padding d*(k-1) - p.
+// where one thread per output reads it kD*kH*kW times. The next slice's loads are in flight while
+// the current one is summed (registers, then the other of two patch buffers: one barrier a slice).
+// With `flip` it runs the filter reversed: backward-data of a stride-1 convolution with padding
+// d*(k-1) - p.
 //
 // grid: (tilesH * tilesW, ceil(outD / chunk), min(planes, 65535)); block (32, 8); dynamic shared
-// memory (kD*kH*kW + rowsIn*colsIn) * sizeof(Acc), rowsIn = 8*rows + (kH-1)*dH, colsIn = 32 +
-// (kW-1)*dW. `in`/`out` extents are this launch's operands (x/y forward, dy/dx backward-data).
+// memory (kD*kH*kW + 2*rowsIn*colsIn) * sizeof(Acc), rowsIn = 8*rows + (kH-1)*dH, colsIn = 32 +
+// (kW-1)*dW, rowsIn*colsIn <= 1536, inH*inW < 2^31. `in`/`out` extents are this launch's operands
+// (x/y forward, dy/dx backward-data).
 template <typename T, typename Acc, int SPAN>
 __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restrict__ w,
                                       T* __restrict__ out, i64 planes, int channels, int inD,
@@ -128,10 +133,10 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
   extern __shared__ unsigned char smemBytes[];
   Acc* taps = reinterpret_cast<Acc*>(smemBytes);
   const int nTaps = kD * kH * kW;
-  Acc* patch = taps + nTaps;
   const int rowsIn = kRowsPerPass * rows + (kH - 1) * dH;
   const int colsIn = kTileW + (kW - 1) * dW;
   const int patchSize = rowsIn * colsIn;
+  Acc* patches = taps + nTaps;  // two buffers of patchSize
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * kTileW + tx;
   const int oh0 = (blockIdx.x / tilesW) * kRowsPerPass * rows;
@@ -139,47 +144,65 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
   const int odLo = blockIdx.y * chunk;
   const int odHi = min(outD, odLo + chunk);
   const int reachD = (kD - 1) * dD;
+  const int idLo = odLo - pD, idHi = odHi - 1 - pD + reachD;  // the input depths the chunk reads
+  const int idFirst = max(idLo, 0), idLast = min(idHi, inD - 1);
   // The filter depth feeding acc[.][j], as its first tap's index, or -1 for none.
   int tapAt[SPAN];
 #pragma unroll
   for (int j = 0; j < SPAN; j++) {
     tapAt[j] = j <= reachD && j % dD == 0 ? (kD - 1 - j / dD) * kH * kW : -1;
   }
+  // This thread's patch elements tid + k * kThreads: their offset in an input slice, -1 for one
+  // outside it (a zero), -2 for none.
+  int at[kPatchLoads];
+#pragma unroll
+  for (int k = 0; k < kPatchLoads; k++) {
+    const int i = tid + k * kThreads;
+    const int r = i / colsIn;
+    const int ih = oh0 - pH + r;
+    const int iw = ow0 - pW + (i - r * colsIn);
+    at[k] = i >= patchSize ? -2 : ih >= 0 && ih < inH && iw >= 0 && iw < inW ? ih * inW + iw : -1;
+  }
   const i64 inPlane = (i64)inD * inH * inW;
   const i64 outPlane = (i64)outD * outH * outW;
   for (i64 plane = blockIdx.z; plane < planes; plane += gridDim.z) {
     const int c = (int)(plane % channels);
-    __syncthreads();  // the previous plane's taps and patch are no longer read
-    for (int t = tid; t < nTaps; t += kTileW * kRowsPerPass) {
+    __syncthreads();  // the previous plane's taps and patches are no longer read
+    for (int t = tid; t < nTaps; t += kThreads) {
       taps[t] = toAcc(w[(i64)c * nTaps + (flip ? nTaps - 1 - t : t)]);
     }
     const T* src = in + plane * inPlane;
     T* dst = out + plane * outPlane;
+    Acc next[kPatchLoads];
+    auto fetch = [&](int id) {
+      const T* slice = src + (i64)id * inH * inW;
+#pragma unroll
+      for (int k = 0; k < kPatchLoads; k++) next[k] = at[k] >= 0 ? toAcc(slice[at[k]]) : Acc(0);
+    };
+    if (idFirst <= idLast) fetch(idFirst);
     Acc acc[kMaxRows][SPAN];
 #pragma unroll
     for (int r = 0; r < kMaxRows; r++) {
 #pragma unroll
       for (int j = 0; j < SPAN; j++) acc[r][j] = Acc(0);
     }
-    for (int id = odLo - pD; id <= odHi - 1 - pD + reachD; id++) {
-      if (id >= 0 && id < inD) {  // the same for the whole block
-        __syncthreads();          // the previous slice is no longer read
-        const T* slice = src + (i64)id * inH * inW;
-        for (int i = tid; i < patchSize; i += kTileW * kRowsPerPass) {
-          const int r = i / colsIn;
-          const int ih = oh0 - pH + r;
-          const int iw = ow0 - pW + (i - r * colsIn);
-          patch[i] = ih >= 0 && ih < inH && iw >= 0 && iw < inW ? toAcc(slice[(i64)ih * inW + iw])
-                                                                : Acc(0);
+    int buf = 0;
+    for (int id = idLo; id <= idHi; id++) {
+      if (id >= idFirst && id <= idLast) {  // the same for the whole block
+        Acc* patch = patches + buf * patchSize;
+#pragma unroll
+        for (int k = 0; k < kPatchLoads; k++) {
+          if (at[k] != -2) patch[tid + k * kThreads] = next[k];
         }
-        __syncthreads();
+        __syncthreads();  // this patch is whole; the one before last is no longer read
+        if (id < idLast) fetch(id + 1);
         for (int kh = 0; kh < kH; kh++) {
           for (int kw = 0; kw < kW; kw++) {
-            const Acc* at = patch + (ty + kh * dH) * colsIn + tx + kw * dW;
+            const Acc* px = patch + (ty + kh * dH) * colsIn + tx + kw * dW;
             Acc v[kMaxRows];
 #pragma unroll
             for (int r = 0; r < kMaxRows; r++) {
-              v[r] = r < rows ? at[r * kRowsPerPass * colsIn] : Acc(0);
+              v[r] = r < rows ? px[r * kRowsPerPass * colsIn] : Acc(0);
             }
             const int tap = kh * kW + kw;
 #pragma unroll
@@ -191,6 +214,7 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
             }
           }
         }
+        buf ^= 1;
       }
       const int od = id + pD - reachD;  // every input slice of output depth od is summed
       if (od >= odLo) {

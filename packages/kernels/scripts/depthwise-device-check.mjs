@@ -105,11 +105,11 @@ function variant(launch, chunk, rows) {
   const [outD, outH] = launch.ints.slice(4, 6);
   const tilesW = launch.ints[17];
   const patch = (r) => (8 * r + (kH - 1) * dH) * (32 + (kW - 1) * dW);
-  const accBytes = launch.sharedBytes / (kD * kH * kW + patch(launch.ints[19]));
+  const accBytes = launch.sharedBytes / (kD * kH * kW + 2 * patch(launch.ints[19]));
   return {
     ...launch,
     grid: [Math.ceil(outH / (8 * rows)) * tilesW, Math.ceil(outD / chunk), launch.grid[2]],
-    sharedBytes: (kD * kH * kW + patch(rows)) * accBytes,
+    sharedBytes: (kD * kH * kW + 2 * patch(rows)) * accBytes,
     ints: [...launch.ints.slice(0, 18), chunk, rows],
   };
 }
@@ -216,9 +216,8 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
     for (const [chunk, rows] of [
       [16, 4],
       [8, 4],
-      [4, 4],
+      [16, 3],
       [16, 2],
-      [8, 2],
     ]) {
       tries.push([`chunk ${chunk} rows ${rows}`, variant(base, chunk, rows)]);
     }

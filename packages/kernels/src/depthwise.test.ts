@@ -246,18 +246,18 @@ describe('depthwiseLaunch', () => {
       desc({ c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] }),
       'fw',
     );
-    // X3D: 4 output rows a thread (one 32×32 tile per 28×28 plane), 1,536 planes, short of 2,048
-    // blocks: two chunks of 8 depths, each reading 10 slices (2 of them read twice, a quarter).
+    // X3D: 4 output rows a thread (one 32×32 tile per 28×28 plane), 1,536 planes: enough blocks
+    // to leave the 16 output depths in one chunk.
     expect(l).toMatchObject({
       kernel: 'tiled',
       span: 3,
-      grid: [1, 2, 1536],
+      grid: [1, 1, 1536],
       block: [32, 8, 1],
       planes: 1536,
     });
-    expect(l.ints.slice(-4)).toEqual([0, 1, 8, 4]);
-    // f32: 27 taps + (32 + 2) × (32 + 2) patch floats.
-    expect(l.sharedBytes).toBe((27 + 34 * 34) * 4);
+    expect(l.ints.slice(-4)).toEqual([0, 1, 16, 4]);
+    // f32: 27 taps + two patches of (32 + 2) × (32 + 2) floats.
+    expect(l.sharedBytes).toBe((27 + 2 * 34 * 34) * 4);
     // A deep volume of few planes splits its depths (2 planes, 64 depths: 8 chunks of 8).
     const deep = depthwiseLaunch(
       desc({ c: 2, in: [64, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] }),
@@ -277,7 +277,7 @@ describe('depthwiseLaunch', () => {
       desc({ c: 2, in: [4, 4, 4], k: [3, 3, 3], pad: [1, 1, 1], element: ElementKind.F64 }),
       'bwData',
     );
-    expect(f64.sharedBytes).toBe((27 + 10 * 34) * 8);
+    expect(f64.sharedBytes).toBe((27 + 2 * 10 * 34) * 8);
     // A reach of 4 to 8 in depth takes the 8-deep kernel.
     const reach5 = depthwiseLaunch(
       desc({ c: 2, in: [6, 4, 4], k: [5, 1, 1], pad: [2, 0, 0] }),
@@ -303,8 +303,15 @@ describe('depthwiseLaunch', () => {
     expect(maxAbsDiff(y1, want.y)).toBeLessThan(1e-12);
   });
 
-  it('gathers when the tile would need more than 48 KiB of shared memory', () => {
-    // (16 + 6·20) × (32 + 6·20) floats: 82,688 bytes.
+  it('takes fewer rows a thread for a wide filter, and gathers when no patch fits 1,536 elements', () => {
+    // 1×7×7: 4 rows a thread would need (32 + 6) × (32 + 6) = 1,444 elements: fits.
+    const k7 = depthwiseLaunch(desc({ c: 2, in: [2, 200, 200], k: [1, 7, 7], pad: [0, 3, 3] }), 'fw');
+    expect([k7.kernel, k7.ints.at(-1), k7.sharedBytes]).toEqual(['tiled', 4, (49 + 2 * 38 * 38) * 4]);
+    // Dilation 3: (32 + 18) × (32 + 18) = 2,500 at 4 rows, (24 + 18) × 50 = 2,100 at 3,
+    // (16 + 18) × 50 = 1,700 at 2, (8 + 18) × 50 = 1,300 at 1.
+    const dil3 = desc({ c: 2, in: [2, 60, 60], k: [1, 7, 7], pad: [0, 9, 9], dil: [1, 3, 3] });
+    expect(depthwiseLaunch(dil3, 'fw').ints.at(-1)).toBe(1);
+    // Dilation 20: 32 + 120 columns; no rows fit.
     const wide = desc({
       c: 2,
       in: [2, 200, 200],
@@ -313,8 +320,6 @@ describe('depthwiseLaunch', () => {
       dil: [1, 20, 20],
     });
     expect(depthwiseLaunch(wide, 'fw').kernel).toBe('gather');
-    const narrow = desc({ c: 2, in: [2, 200, 200], k: [1, 7, 7], pad: [0, 3, 3] });
-    expect(depthwiseLaunch(narrow, 'fw').kernel).toBe('tiled');
   });
 
   it('caps the gather grid and the tiled grid y/z at the launch limits', () => {

@@ -70,13 +70,16 @@ const TILE_W = 32;
 const ROWS_PER_PASS = 8;
 /** Output rows per thread of the tiled kernel at most (cuda/depthwise.cu's kMaxRows). */
 const MAX_ROWS = 4;
+/** Patch elements of a tiled block at most: 6 loads for each of its 256 threads (kPatchLoads). */
+const MAX_PATCH = 6 * 256;
 /** Filter depth reach of each tiled kernel function: `tiled3`, `tiled8`. */
 const SPANS = [3, 8] as const;
 /**
- * Blocks a tiled grid aims for at least, splitting the output depths into chunks: about two
- * rounds of the blocks an H200's 132 SMs hold at once (5–8 of them each).
+ * Blocks a tiled grid aims for at least, splitting the output depths into chunks: about one round
+ * of the blocks an H200's 132 SMs hold at once (4 each). More chunks read more slices twice: on
+ * X3D's layer (1,536 blocks unsplit) two chunks took 8% longer than one (run 49).
  */
-const TILED_MIN_BLOCKS = 2048;
+const TILED_MIN_BLOCKS = 512;
 const TILED_BLOCK: [number, number, number] = [32, 8, 1];
 const GATHER_THREADS = 256;
 /** Blocks of the grid-stride gather kernel at most (each loops over the rest). */
@@ -104,9 +107,10 @@ export function clvecWidth(channels: number, elementBytes: number): number {
  * How a pass of a depthwise problem launches. NDHWC runs the channels-last vector kernel (several
  * channels per thread, the filter in shared memory), or the channels-last gather kernel when the
  * filter would need more than 48 KiB of shared memory. In
- * NCDHW, stride 1 runs the shared-memory tiled kernel (backward-data as the forward kernel on dy
- * with the filter reversed and padding d·(k−1) − p, when that padding is not negative); anything
- * else, or a tile whose shared memory would exceed 48 KiB, the one-thread-per-element gather kernel.
+ * NCDHW, stride 1 runs the tiled kernel that marches in depth (backward-data as the forward kernel
+ * on dy with the filter reversed and padding d·(k−1) − p, when that padding is not negative), when
+ * the filter's reach in depth is at most 8 and a patch of its tile fits; anything else the
+ * one-thread-per-element gather kernel.
  */
 export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): DepthwiseLaunch {
   const [yD, yH, yW] = desc.outputDims();
@@ -121,10 +125,11 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   const accBytes = desc.element === ElementKind.F64 ? 8 : 4;
   const tiledPads = pass === 'fw' ? p : p.map((pad, i) => d[i]! * (k[i]! - 1) - pad);
   const span = SPANS.find((v) => v >= (k[0]! - 1) * d[0]! + 1);
-  const rows = Math.min(MAX_ROWS, Math.ceil(outDims[1]! / ROWS_PER_PASS));
-  const rowsIn = ROWS_PER_PASS * rows + (k[1]! - 1) * d[1]!;
-  const colsIn = TILE_W + (k[2]! - 1) * d[2]!;
-  const sharedBytes = (k[0]! * k[1]! * k[2]! + rowsIn * colsIn) * accBytes;
+  // The most output rows a thread (up to what the plane needs) whose patch fits the kernel's loads.
+  const patch = (r: number) => (ROWS_PER_PASS * r + (k[1]! - 1) * d[1]!) * (TILE_W + (k[2]! - 1) * d[2]!);
+  let rows = Math.min(MAX_ROWS, Math.ceil(outDims[1]! / ROWS_PER_PASS));
+  while (rows > 1 && patch(rows) > MAX_PATCH) rows--;
+  const sharedBytes = (k[0]! * k[1]! * k[2]! + 2 * patch(rows)) * accBytes;
   const tilesW = Math.ceil(outDims[2]! / TILE_W);
   const tiles = Math.ceil(outDims[1]! / (ROWS_PER_PASS * rows)) * tilesW;
   if (
@@ -132,6 +137,8 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
     span !== undefined &&
     s.every((v) => v === 1) &&
     tiledPads.every((v) => v >= 0) &&
+    patch(rows) <= MAX_PATCH &&
+    inDims[1]! * inDims[2]! < 2 ** 31 &&
     sharedBytes <= MAX_SHARED_BYTES &&
     tiles <= MAX_GRID_X
   ) {
