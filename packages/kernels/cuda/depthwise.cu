@@ -107,7 +107,8 @@ constexpr int kThreads = kTileW * kRowsPerPass;
 constexpr int kMaxRows = 4;   // output rows per thread at most, kRowsPerPass apart
 constexpr int kPatchLoads = 6;  // patch elements per thread at most: patches of up to 1536
 
-// Stride 1, NCDHW. A block owns a tile of one plane's output, 32 wide and 8 * `rows` tall, over
+// Stride 1, NCDHW. A block owns a tile of one plane's output, 32 wide and 8 * `rows` tall (thread
+// row ty takes output rows ty * rows .. + rows - 1), over
 // the output depths [blockIdx.y * chunk, + chunk), and marches through the input depths those
 // read, one slice at a time: the slice's patch the tile needs goes to shared memory (in the
 // accumulator type) and each thread adds the slice's kH x kW taps to every output depth that slice
@@ -117,13 +118,14 @@ constexpr int kPatchLoads = 6;  // patch elements per thread at most: patches of
 // where one thread per output reads it kD*kH*kW times. The next slice's loads are in flight while
 // the current one is summed (registers, then the other of two patch buffers: one barrier a slice).
 // With `flip` it runs the filter reversed: backward-data of a stride-1 convolution with padding
-// d*(k-1) - p.
+// d*(k-1) - p. K3 (kH = kW = 3, dH = 1): the taps are in registers and each patch value a thread
+// reads serves every output row it feeds; K = 0: any kH, kW, dH, the taps read from shared memory.
 //
 // grid: (tilesH * tilesW, ceil(outD / chunk), min(planes, 65535)); block (32, 8); dynamic shared
 // memory (kD*kH*kW + 2*rowsIn*colsIn) * sizeof(Acc), rowsIn = 8*rows + (kH-1)*dH, colsIn = 32 +
 // (kW-1)*dW, rowsIn*colsIn <= 1536, inH*inW < 2^31. `in`/`out` extents are this launch's operands
 // (x/y forward, dy/dx backward-data).
-template <typename T, typename Acc, int SPAN>
+template <typename T, typename Acc, int SPAN, bool K3>
 __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restrict__ w,
                                       T* __restrict__ out, i64 planes, int channels, int inD,
                                       int inH, int inW, int outD, int outH, int outW, int kD,
@@ -141,6 +143,7 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
   const int tid = ty * kTileW + tx;
   const int oh0 = (blockIdx.x / tilesW) * kRowsPerPass * rows;
   const int ow0 = (blockIdx.x % tilesW) * kTileW;
+  const int row0 = ty * rows;  // this thread's first output row in the tile
   const int odLo = blockIdx.y * chunk;
   const int odHi = min(outD, odLo + chunk);
   const int reachD = (kD - 1) * dD;
@@ -171,6 +174,16 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
     for (int t = tid; t < nTaps; t += kThreads) {
       taps[t] = toAcc(w[(i64)c * nTaps + (flip ? nTaps - 1 - t : t)]);
     }
+    // K3: the 9 taps of each filter depth in registers (wr[j] feeds acc[.][j]).
+    Acc wr[K3 ? SPAN : 1][9];
+    if (K3) {
+      __syncthreads();
+#pragma unroll
+      for (int j = 0; j < (K3 ? SPAN : 1); j++) {
+#pragma unroll
+        for (int t = 0; t < 9; t++) wr[j][t] = tapAt[j] < 0 ? Acc(0) : taps[tapAt[j] + t];
+      }
+    }
     const T* src = in + plane * inPlane;
     T* dst = out + plane * outPlane;
     Acc next[kPatchLoads];
@@ -196,21 +209,39 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
         }
         __syncthreads();  // this patch is whole; the one before last is no longer read
         if (id < idLast) fetch(id + 1);
-        for (int kh = 0; kh < kH; kh++) {
-          for (int kw = 0; kw < kW; kw++) {
-            const Acc* px = patch + (ty + kh * dH) * colsIn + tx + kw * dW;
-            Acc v[kMaxRows];
+        if (K3) {
+          // Input row row0 + q feeds output row r = q - kh through filter row kh.
 #pragma unroll
-            for (int r = 0; r < kMaxRows; r++) {
-              v[r] = r < rows ? px[r * kRowsPerPass * colsIn] : Acc(0);
+          for (int q = 0; q < kMaxRows + 2; q++) {
+            if (q >= rows + 2) continue;
+            const Acc* px = patch + (row0 + q) * colsIn + tx;
+            const Acc v0 = px[0], v1 = px[dW], v2 = px[2 * dW];
+#pragma unroll
+            for (int kh = 0; kh < 3; kh++) {
+              const int r = q - kh;
+              if (r < 0 || r >= kMaxRows || r >= rows) continue;
+#pragma unroll
+              for (int j = 0; j < (K3 ? SPAN : 1); j++) {
+                if (tapAt[j] < 0) continue;
+                acc[r][j] += v0 * wr[j][kh * 3] + v1 * wr[j][kh * 3 + 1] + v2 * wr[j][kh * 3 + 2];
+              }
             }
-            const int tap = kh * kW + kw;
+          }
+        } else {
+          for (int kh = 0; kh < kH; kh++) {
+            for (int kw = 0; kw < kW; kw++) {
+              const Acc* px = patch + (row0 + kh * dH) * colsIn + tx + kw * dW;
+              Acc v[kMaxRows];
 #pragma unroll
-            for (int j = 0; j < SPAN; j++) {
-              if (tapAt[j] < 0) continue;
-              const Acc t = taps[tapAt[j] + tap];
+              for (int r = 0; r < kMaxRows; r++) v[r] = r < rows ? px[r * colsIn] : Acc(0);
+              const int tap = kh * kW + kw;
 #pragma unroll
-              for (int r = 0; r < kMaxRows; r++) acc[r][j] += v[r] * t;
+              for (int j = 0; j < SPAN; j++) {
+                if (tapAt[j] < 0) continue;
+                const Acc t = taps[tapAt[j] + tap];
+#pragma unroll
+                for (int r = 0; r < kMaxRows; r++) acc[r][j] += v[r] * t;
+              }
             }
           }
         }
@@ -221,7 +252,7 @@ __device__ __forceinline__ void tiled(const T* __restrict__ in, const T* __restr
         const int ow = ow0 + tx;
 #pragma unroll
         for (int r = 0; r < kMaxRows; r++) {
-          const int oh = oh0 + ty + r * kRowsPerPass;
+          const int oh = oh0 + row0 + r;
           if (r < rows && oh < outH && ow < outW) {
             store<T, Acc>(dst, ((i64)od * outH + oh) * outW + ow, acc[r][0], alpha, beta);
           }
@@ -339,15 +370,23 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
 
 }  // namespace baracuda_depthwise
 
-// tiled: SPAN 3 (filter depth reach (kD-1)*dD + 1 of at most 3: 3x3x3) and 8.
+// tiled: SPAN 3 (filter depth reach (kD-1)*dD + 1 of at most 3: 3x3x3; its 3x3 planes with
+// dH = 1 take the taps in registers) and 8.
 #define BARACUDA_DEPTHWISE_TILED(SUFFIX, T, ACC, SPAN)                                         \
   extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_tiled##SPAN##_##SUFFIX( \
       const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
       int inW, int outD, int outH, int outW, int kD, int kH, int kW, int pD, int pH, int pW,   \
       int dD, int dH, int dW, int flip, int tilesW, int chunk, int rows, ACC alpha, ACC beta) { \
-    baracuda_depthwise::tiled<T, ACC, SPAN>(in, w, out, planes, channels, inD, inH, inW, outD, \
-                                            outH, outW, kD, kH, kW, pD, pH, pW, dD, dH, dW,     \
-                                            flip, tilesW, chunk, rows, alpha, beta);           \
+    if (SPAN == 3 && kH == 3 && kW == 3 && dH == 1)                                           \
+      baracuda_depthwise::tiled<T, ACC, SPAN, true>(in, w, out, planes, channels, inD, inH, inW, \
+                                                    outD, outH, outW, kD, kH, kW, pD, pH, pW,    \
+                                                    dD, dH, dW, flip, tilesW, chunk, rows,       \
+                                                    alpha, beta);                                \
+    else                                                                                       \
+      baracuda_depthwise::tiled<T, ACC, SPAN, false>(in, w, out, planes, channels, inD, inH,     \
+                                                     inW, outD, outH, outW, kD, kH, kW, pD, pH,  \
+                                                     pW, dD, dH, dW, flip, tilesW, chunk, rows,  \
+                                                     alpha, beta);                               \
   }
 #define BARACUDA_DEPTHWISE(SUFFIX, T, ACC)                                                     \
   BARACUDA_DEPTHWISE_TILED(SUFFIX, T, ACC, 3)                                                  \

@@ -7,9 +7,12 @@
 // output, runs the launch on the GPU and compares it with depthwiseHost in f64 (relative L2 over
 // the inputs as rounded to the element), also with alpha = 2, beta = 0.5 on a random prior output,
 // and with the chunk and rows the timing below tries. Then times X3D's layer (n 8, c 192,
-// 16×28×28, 3×3×3) on the tiled kernel at several chunks and rows, against a device-to-device copy of x (median of 30 calls between plain events). Exit code 1 on
-// any mismatch.
-import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
+// 16×28×28, 3×3×3) on the tiled kernel at several chunks and rows, against a device-to-device
+// copy of x (median of 30 calls between plain events). Exit code 1 on any mismatch.
+// DEPTHWISE_PTX_VARIANTS (label=path.ptx,...) times other builds of cuda/depthwise.cu on X3D's
+// layer next to the built-in one: an A/B in one run.
+import { readFileSync } from 'node:fs';
+import { DeviceBuffer, Event, Module, Stream } from '../../driver/dist/index.js';
 import {
   bf16BitsToF32,
   ElementKind,
@@ -200,6 +203,18 @@ function time(run) {
 }
 
 const x3d = { c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] };
+const builds = [['built-in', kernels]];
+for (const spec of (process.env.DEPTHWISE_PTX_VARIANTS ?? '').split(',').filter(Boolean)) {
+  const [label, path] = spec.split('=');
+  DepthwiseKernels.resetForTests();
+  const k = DepthwiseKernels.forDevice(device, (_ptx, dev) =>
+    Module.load(readFileSync(path, 'utf8'), dev),
+  );
+  if (k instanceof Error) {
+    failures++;
+    console.log(`FAIL: PTX variant ${label} did not load: ${k.message}`);
+  } else builds.push([label, k]);
+}
 for (const [name, el] of Object.entries(ELEMENTS)) {
   const d = desc(x3d, el.kind);
   const bytes = d.xElements * el.bytes;
@@ -214,17 +229,17 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
     const base = depthwiseLaunch(d, pass);
     const tries = [['default', base]];
     for (const [chunk, rows] of [
-      [16, 4],
       [8, 4],
-      [16, 3],
       [16, 2],
     ]) {
       tries.push([`chunk ${chunk} rows ${rows}`, variant(base, chunk, rows)]);
     }
-    for (const [what, launch] of tries) {
-      const call = kernels.call(launch, el.kind);
-      const ms = time(() => call.run(stream, a.devicePtr, w.devicePtr, b.devicePtr, 1, 0));
-      line.push(`${pass} ${what} (grid ${launch.grid.join('x')}): ${ms.toFixed(4)} ms`);
+    for (const [build, k] of builds) {
+      for (const [what, launch] of tries) {
+        const call = k.call(launch, el.kind);
+        const ms = time(() => call.run(stream, a.devicePtr, w.devicePtr, b.devicePtr, 1, 0));
+        line.push(`${pass} ${build} ${what} (grid ${launch.grid.join('x')}): ${ms.toFixed(4)} ms`);
+      }
     }
   }
   console.log(line.join('\n  '));

@@ -305,8 +305,15 @@ describe('depthwiseLaunch', () => {
 
   it('takes fewer rows a thread for a wide filter, and gathers when no patch fits 1,536 elements', () => {
     // 1×7×7: 4 rows a thread would need (32 + 6) × (32 + 6) = 1,444 elements: fits.
-    const k7 = depthwiseLaunch(desc({ c: 2, in: [2, 200, 200], k: [1, 7, 7], pad: [0, 3, 3] }), 'fw');
-    expect([k7.kernel, k7.ints.at(-1), k7.sharedBytes]).toEqual(['tiled', 4, (49 + 2 * 38 * 38) * 4]);
+    const k7 = depthwiseLaunch(
+      desc({ c: 2, in: [2, 200, 200], k: [1, 7, 7], pad: [0, 3, 3] }),
+      'fw',
+    );
+    expect([k7.kernel, k7.ints.at(-1), k7.sharedBytes]).toEqual([
+      'tiled',
+      4,
+      (49 + 2 * 38 * 38) * 4,
+    ]);
     // Dilation 3: (32 + 18) × (32 + 18) = 2,500 at 4 rows, (24 + 18) × 50 = 2,100 at 3,
     // (16 + 18) × 50 = 1,700 at 2, (8 + 18) × 50 = 1,300 at 1.
     const dil3 = desc({ c: 2, in: [2, 60, 60], k: [1, 7, 7], pad: [0, 9, 9], dil: [1, 3, 3] });

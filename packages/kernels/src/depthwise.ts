@@ -126,7 +126,8 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   const tiledPads = pass === 'fw' ? p : p.map((pad, i) => d[i]! * (k[i]! - 1) - pad);
   const span = SPANS.find((v) => v >= (k[0]! - 1) * d[0]! + 1);
   // The most output rows a thread (up to what the plane needs) whose patch fits the kernel's loads.
-  const patch = (r: number) => (ROWS_PER_PASS * r + (k[1]! - 1) * d[1]!) * (TILE_W + (k[2]! - 1) * d[2]!);
+  const patch = (r: number) =>
+    (ROWS_PER_PASS * r + (k[1]! - 1) * d[1]!) * (TILE_W + (k[2]! - 1) * d[2]!);
   let rows = Math.min(MAX_ROWS, Math.ceil(outDims[1]! / ROWS_PER_PASS));
   while (rows > 1 && patch(rows) > MAX_PATCH) rows--;
   const sharedBytes = (k[0]! * k[1]! * k[2]! + 2 * patch(rows)) * accBytes;
@@ -346,8 +347,7 @@ function tiledHost(
                 for (let kh = 0; kh < kH!; kh++) {
                   for (let kw = 0; kw < kW!; kw++) {
                     for (let r = 0; r < rows; r++) {
-                      const v =
-                        patch[(ty + kh * dH! + r * ROWS_PER_PASS) * colsIn + tx + kw * dW!]!;
+                      const v = patch[(ty * rows + r + kh * dH!) * colsIn + tx + kw * dW!]!;
                       for (let j = 0; j < span; j++) {
                         if (tapAt[j]! < 0) continue;
                         acc[(t * MAX_ROWS + r) * span + j]! += v * taps[tapAt[j]! + kh * kW! + kw]!;
@@ -362,7 +362,7 @@ function tiledHost(
               const ow = ow0 + (t % threadsX);
               for (let r = 0; r < MAX_ROWS; r++) {
                 const a = (t * MAX_ROWS + r) * span;
-                const oh = oh0 + Math.floor(t / threadsX) + r * ROWS_PER_PASS;
+                const oh = oh0 + Math.floor(t / threadsX) * rows + r;
                 if (od >= odLo && r < rows && oh < oH! && ow < oW!) {
                   const o = dst + (od * oH! + oh) * oW! + ow;
                   out[o] = alpha * acc[a]! + (beta !== 0 ? beta * out[o]! : 0);
