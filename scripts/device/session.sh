@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout depthwise cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: info abi driver module layout depthwise bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -66,6 +66,8 @@ for phase in "$@"; do
     check-as-fw) BARACUDA_BWDATA_AS_FORWARD=always run check-as-fw 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-as-fw.json" ${CHECK_AS_FW_ARGS:-} ;;
     check-shared) run check-shared 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suite packages/conformance/suites/conv3d-suite.json --no-extras --json "$LOGS/check-shared.json" ${CHECK_ARGS:-} ;;
     large) run large 420 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suites large --no-extras --json "$LOGS/large.json" ${LARGE_ARGS:-} ;;
+    # Our side only (no PyTorch), e.g. a suite's autotune choices: BENCH_EXTRA_ARGS names the rows.
+    bench-ours) run bench-ours 300 $NODE --max-old-space-size=60000 .carry/cli.cjs bench --out "$LOGS/bench-ours" ${BENCH_EXTRA_ARGS:-} ;;
     bench) OUT="$LOGS" run bench 560 bash packages/conformance/scripts/device-bench.sh ${BENCH_ARGS:---quick both} ;;
     # Two comparisons at once, one per GPU of a two-GPU machine (BENCH_GPU0 / BENCH_GPU1: see bench-pair.sh).
     bench-pair) OUT="$LOGS" run bench-pair 560 bash scripts/device/bench-pair.sh ;;

@@ -354,6 +354,82 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
   }
 }
 
+// Backward-filter, NCDHW, any stride, padding and dilation: dw[c, t] = alpha * sum over the batch
+// and the output positions o of x[n, c, o*s - p + k(t)*d] * dy[n, c, o] + beta * dw[c, t]. One
+// block per channel (grid-stride): each thread sums its share of the (n, o) pairs for up to 32
+// taps at a time in registers (kWgradTaps; more taps take more passes over dy), then the block adds
+// the threads' sums in a fixed order (a butterfly within each warp, then the warps in order), so
+// results are deterministic without a workspace. Shared memory: the taps' offsets (3 ints each)
+// and 8 * 32 sums; dynamic shared memory 3 * kD*kH*kW * sizeof(int).
+constexpr int kWgradTaps = 32;
+template <typename T, typename Acc>
+__device__ __forceinline__ void wgrad(const T* __restrict__ x, const T* __restrict__ dy,
+                                      T* __restrict__ dw, i64 planes, int channels, int inD,
+                                      int inH, int inW, int outD, int outH, int outW, int kD,
+                                      int kH, int kW, int sD, int sH, int sW, int pD, int pH,
+                                      int pW, int dD, int dH, int dW, Acc alpha, Acc beta) {
+  extern __shared__ int tapOffsets[];  // [t]: kd * dD, kh * dH, kw * dW
+  __shared__ Acc sums[kThreads / 32][kWgradTaps];
+  const int nTaps = kD * kH * kW;
+  const int tid = threadIdx.x;
+  for (int t = tid; t < nTaps; t += kThreads) {
+    const int kd = t / (kH * kW), kh = (t / kW) % kH, kw = t % kW;
+    tapOffsets[3 * t] = kd * dD;
+    tapOffsets[3 * t + 1] = kh * dH;
+    tapOffsets[3 * t + 2] = kw * dW;
+  }
+  const i64 batch = planes / channels;
+  const i64 outPlane = (i64)outD * outH * outW;
+  const i64 inPlane = (i64)inD * inH * inW;
+  const i64 pairs = batch * outPlane;
+  for (int c = blockIdx.x; c < channels; c += gridDim.x) {
+    for (int t0 = 0; t0 < nTaps; t0 += kWgradTaps) {
+      __syncthreads();  // the offsets are written; the last pass's sums are read
+      Acc acc[kWgradTaps];
+#pragma unroll
+      for (int j = 0; j < kWgradTaps; j++) acc[j] = Acc(0);
+      for (i64 e = tid; e < pairs; e += kThreads) {
+        const i64 n = e / outPlane;
+        i64 rest = e - n * outPlane;
+        const int od = (int)(rest / ((i64)outH * outW));
+        rest -= (i64)od * outH * outW;
+        const int oh = (int)(rest / outW);
+        const int ow = (int)(rest - (i64)oh * outW);
+        const i64 plane = n * channels + c;
+        const Acc g = toAcc(dy[plane * outPlane + e - n * outPlane]);
+        const T* src = x + plane * inPlane;
+        const int id0 = od * sD - pD, ih0 = oh * sH - pH, iw0 = ow * sW - pW;
+#pragma unroll
+        for (int j = 0; j < kWgradTaps; j++) {
+          const int t = t0 + j;
+          if (t >= nTaps) break;
+          const int id = id0 + tapOffsets[3 * t];
+          const int ih = ih0 + tapOffsets[3 * t + 1];
+          const int iw = iw0 + tapOffsets[3 * t + 2];
+          if (id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW) {
+            acc[j] += toAcc(src[((i64)id * inH + ih) * inW + iw]) * g;
+          }
+        }
+      }
+      const int lane = tid & 31, warp = tid >> 5;
+#pragma unroll
+      for (int j = 0; j < kWgradTaps; j++) {
+        Acc v = acc[j];
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+        if (lane == 0) sums[warp][j] = v;
+      }
+      __syncthreads();
+      if (tid < kWgradTaps && t0 + tid < nTaps) {
+        Acc v = Acc(0);
+#pragma unroll
+        for (int k = 0; k < kThreads / 32; k++) v += sums[k][tid];
+        store<T, Acc>(dw, (i64)c * nTaps + t0 + tid, v, alpha, beta);
+      }
+    }
+  }
+}
+
 // Stage the filter [C][taps] in shared memory as [tap][C] in the accumulator type.
 template <typename T, typename Acc>
 __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channels, int nTaps) {
@@ -369,6 +445,17 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
 }
 
 }  // namespace baracuda_depthwise
+
+// The parameters gather, gathercl, clvec and wgrad share: the operands (in, w, out: x, w, y
+// forward; dy, w, dx backward-data; x, dy, dw for wgrad), N * C, then the extents, strides, pads
+// and dilations.
+#define BARACUDA_DEPTHWISE_PARAMS(T, ACC)                                                       \
+  const T *in, const T *w, T *out, long long planes, int channels, int inD, int inH, int inW,   \
+      int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW, int pD,      \
+      int pH, int pW, int dD, int dH, int dW
+#define BARACUDA_DEPTHWISE_ARGS                                                                 \
+  in, w, out, planes, channels, inD, inH, inW, outD, outH, outW, kD, kH, kW, sD, sH, sW, pD,    \
+      pH, pW, dD, dH, dW
 
 // tiled: SPAN 3 (filter depth reach (kD-1)*dD + 1 of at most 3: 3x3x3; its 3x3 planes with
 // dH = 1 take the taps in registers) and 8. BOUNDS: __launch_bounds__'s arguments, the second the
@@ -395,22 +482,23 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
 #define BARACUDA_DEPTHWISE(SUFFIX, T, ACC, BOUNDS3)                                            \
   BARACUDA_DEPTHWISE_TILED(SUFFIX, T, ACC, 3, BOUNDS3)                                         \
   BARACUDA_DEPTHWISE_TILED(SUFFIX, T, ACC, 8, (256))                                           \
-  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_gather_##SUFFIX(        \
-      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
-      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
-      int pD, int pH, int pW, int dD, int dH, int dW, int backward, ACC alpha, ACC beta) {     \
-    baracuda_depthwise::gather<T, ACC>(in, w, out, planes, channels, inD, inH, inW, outD,      \
-                                       outH, outW, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD, dH,  \
-                                       dW, backward, alpha, beta);                              \
+  extern "C" __global__ void __launch_bounds__(256)                                           \
+      baracuda_depthwise_gather_##SUFFIX(BARACUDA_DEPTHWISE_PARAMS(T, ACC), int backward,       \
+                                         ACC alpha, ACC beta) {                                 \
+    baracuda_depthwise::gather<T, ACC>(BARACUDA_DEPTHWISE_ARGS, backward, alpha, beta);         \
   }                                                                                            \
-  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_gathercl_##SUFFIX(      \
-      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
-      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
-      int pD, int pH, int pW, int dD, int dH, int dW, int backward, ACC alpha, ACC beta) {     \
+  extern "C" __global__ void __launch_bounds__(256)                                           \
+      baracuda_depthwise_gathercl_##SUFFIX(BARACUDA_DEPTHWISE_PARAMS(T, ACC), int backward,     \
+                                           ACC alpha, ACC beta) {                               \
     baracuda_depthwise::clvec<T, ACC, 1, false>(in, nullptr, w, out, planes / channels,        \
                                                 channels, inD, inH, inW, outD, outH, outW, kD, \
                                                 kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, dW,    \
                                                 backward, alpha, beta);                        \
+  }                                                                                            \
+  extern "C" __global__ void __launch_bounds__(256)                                           \
+      baracuda_depthwise_wgrad_##SUFFIX(BARACUDA_DEPTHWISE_PARAMS(T, ACC), ACC alpha,           \
+                                        ACC beta) {                                             \
+    baracuda_depthwise::wgrad<T, ACC>(BARACUDA_DEPTHWISE_ARGS, alpha, beta);                    \
   }
 
 // clvec: planes = N * C as for the other kernels; `vec` (V) is 1, 2, 4 or 8 and divides channels
@@ -418,10 +506,7 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
 // shared memory kD*kH*kW*channels*sizeof(ACC).
 #define BARACUDA_DEPTHWISE_CLVEC(SUFFIX, T, ACC, CASES)                                        \
   extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_clvec_##SUFFIX(         \
-      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
-      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
-      int pD, int pH, int pW, int dD, int dH, int dW, int backward, int vec, ACC alpha,        \
-      ACC beta) {                                                                              \
+      BARACUDA_DEPTHWISE_PARAMS(T, ACC), int backward, int vec, ACC alpha, ACC beta) {         \
     using namespace baracuda_depthwise;                                                        \
     const ACC* wt = stageFilter<T, ACC>(w, channels, kD * kH * kW);                            \
     const i64 batch = planes / channels;                                                       \

@@ -6,7 +6,7 @@
 // up to 8, tiles cut at every edge), fills the operands with fresh random values, poisons the
 // output, runs the launch on the GPU and compares it with depthwiseHost in f64 (relative L2 over
 // the inputs as rounded to the element), also with alpha = 2, beta = 0.5 on a random prior output,
-// and with the chunk and rows the timing below tries. Then times X3D's layer (n 8, c 192,
+// and with the chunk and rows the timing below tries; backward-filter (wgrad) too. Then times X3D's layer (n 8, c 192,
 // 16×28×28, 3×3×3) on the tiled kernel at several chunks and rows, against a device-to-device
 // copy of x (median of 30 calls between plain events). Exit code 1 on any mismatch.
 // DEPTHWISE_PTX_VARIANTS (label=path.ptx,...) times other builds of cuda/depthwise.cu on X3D's
@@ -20,7 +20,12 @@ import {
   f32ToBf16Bits,
   f32ToF16Bits,
 } from '../../types/dist/index.js';
-import { DepthwiseKernels, depthwiseHost, depthwiseLaunch } from '../src/depthwise.ts';
+import {
+  DepthwiseKernels,
+  depthwiseHost,
+  depthwiseLaunch,
+  depthwiseUnsupported,
+} from '../src/depthwise.ts';
 import { Conv3dDescriptor } from '../src/descriptor.ts';
 
 const stream = Stream.create();
@@ -83,6 +88,7 @@ function relL2(got, want) {
 
 function desc(t, element) {
   const [pd, ph, pw] = t.pad ?? [0, 0, 0];
+  const [sd, sh, sw] = t.stride ?? [1, 1, 1];
   const [dd, dh, dw] = t.dil ?? [1, 1, 1];
   return Conv3dDescriptor.create({
     batch: t.n ?? 1,
@@ -97,6 +103,7 @@ function desc(t, element) {
     element,
   })
     .withPadding(pd, ph, pw)
+    .withStride(sd, sh, sw)
     .withDilation(dd, dh, dw)
     .withGroups(t.c);
 }
@@ -128,28 +135,34 @@ const shapes = [
   { c: 3, in: [9, 12, 13], k: [5, 5, 5], pad: [2, 2, 2] },
   { c: 4, n: 2, in: [64, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] },
   { c: 2, in: [3, 4, 5], k: [3, 3, 3], pad: [3, 1, 1] },
+  { c: 4, n: 3, in: [7, 8, 9], k: [3, 3, 3], pad: [1, 1, 1], stride: [2, 2, 2] },
+  { c: 2, in: [9, 7, 10], k: [3, 2, 3], pad: [2, 0, 1], stride: [2, 1, 2], dil: [2, 1, 1] },
+  { c: 300, n: 2, in: [5, 9, 9], k: [3, 3, 3], pad: [1, 1, 1] },
 ];
 
 for (const [name, el] of Object.entries(ELEMENTS)) {
   for (const shape of shapes) {
     const d = desc(shape, el.kind);
-    for (const pass of ['fw', 'bwData']) {
+    for (const pass of ['fw', 'bwData', 'bwFilter']) {
+      if (depthwiseUnsupported(d, pass) !== null) continue;
       const base = depthwiseLaunch(d, pass);
       const launches = [base];
       if (base.kernel === 'tiled') launches.push(variant(base, 1, 1), variant(base, 3, 2));
-      const [inCount, outCount] =
-        pass === 'fw' ? [d.xElements, d.yElements] : [d.yElements, d.xElements];
+      // The launch's operands: in, w (dy for bwFilter), out.
+      const [inCount, wCount, outCount] = {
+        fw: [d.xElements, d.wElements, d.yElements],
+        bwData: [d.yElements, d.wElements, d.xElements],
+        bwFilter: [d.xElements, d.yElements, d.wElements],
+      }[pass];
       for (const launch of launches) {
         for (const [alpha, beta] of [
           [1, 0],
           [2, 0.5],
         ]) {
           const input = operand(name, inCount);
-          const w = operand(name, d.wElements);
+          const w = operand(name, wCount);
           const prior = operand(name, outCount);
-          const bufs = [inCount, d.wElements, outCount].map((n) =>
-            DeviceBuffer.alloc(n * el.bytes),
-          );
+          const bufs = [inCount, wCount, outCount].map((n) => DeviceBuffer.alloc(n * el.bytes));
           bufs[0].uploadSync(input.host);
           bufs[1].uploadSync(w.host);
           if (beta === 0) bufs[2].memsetSync(0xff);
@@ -242,10 +255,33 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       }
     }
   }
+  // Backward-filter (x, dy → dw), built-in kernels only; dy is x's size here (stride 1, pad 1).
+  const wgrad = kernels.call(depthwiseLaunch(d, 'bwFilter'), el.kind);
+  const ms = time(() => wgrad.run(stream, a.devicePtr, b.devicePtr, w.devicePtr, 1, 0));
+  line.push(`bwFilter wgrad (grid ${d.cIn}): ${ms.toFixed(4)} ms`);
   console.log(line.join('\n  '));
   a.dispose();
   b.dispose();
   w.dispose();
+}
+// Backward-filter with few channels: a block each (autotune weighs it against cuDNN).
+for (const shape of [
+  { c: 32, n: 2, in: [32, 64, 64], k: [3, 3, 3], pad: [1, 1, 1] },
+  { c: 64, n: 4, in: [16, 56, 56], k: [3, 3, 3], pad: [1, 1, 1] },
+]) {
+  for (const name of ['f32', 'bf16']) {
+    const el = ELEMENTS[name];
+    const d = desc(shape, el.kind);
+    const [x, dy, dw] = [d.xElements, d.yElements, d.wElements].map((n) =>
+      DeviceBuffer.alloc(n * el.bytes),
+    );
+    x.uploadSync(operand(name, d.xElements).host);
+    dy.uploadSync(operand(name, d.yElements).host);
+    const call = kernels.call(depthwiseLaunch(d, 'bwFilter'), el.kind);
+    const ms = time(() => call.run(stream, x.devicePtr, dy.devicePtr, dw.devicePtr, 1, 0));
+    console.log(`TIME wgrad ${name} c=${shape.c} n=${shape.n} in=${shape.in}: ${ms.toFixed(4)} ms`);
+    for (const buf of [x, dy, dw]) buf.dispose();
+  }
 }
 console.log(
   failures === 0

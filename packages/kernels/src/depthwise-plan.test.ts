@@ -28,21 +28,25 @@ afterAll(() => {
 });
 
 /** n=1, 4 channels, groups 4, 4×5×6, 3×3×3 pad 1. */
-function depthwise(element: ElementKind = ElementKind.F32, layout: 'ncdhw' | 'ndhwc' = 'ncdhw') {
+function depthwise(
+  element: ElementKind = ElementKind.F32,
+  layout: 'ncdhw' | 'ndhwc' = 'ncdhw',
+  channels = 4,
+) {
   return Conv3dDescriptor.create({
     batch: 1,
-    cIn: 4,
+    cIn: channels,
     dIn: 4,
     hIn: 5,
     wIn: 6,
-    cOut: 4,
+    cOut: channels,
     dFilt: 3,
     hFilt: 3,
     wFilt: 3,
     element,
   })
     .withPadding(1, 1, 1)
-    .withGroups(4)
+    .withGroups(channels)
     .withLayout(layout);
 }
 
@@ -89,7 +93,7 @@ const slice = (ptr: bigint) => ({ devicePtr: ptr, byteLength: 1 << 20 });
 describe.skipIf(fake === null)(
   'the native depthwise path (fake library; skipped where no C compiler is found)',
   () => {
-    it('heuristic: forward and backward-data on our kernels, backward-filter on cuDNN', () => {
+    it('heuristic: forward and backward-data on our kernels, backward-filter of 4 channels on cuDNN', () => {
       const plan = Conv3dPlan.selectSync(stream, depthwise());
       const fw = plan.algorithm('fw');
       expect(fw).toEqual({
@@ -119,6 +123,26 @@ describe.skipIf(fake === null)(
       ).toThrow('beta');
       expect(launches).toHaveLength(2);
       plan.dispose();
+      expect(warnings).toEqual([]);
+    });
+
+    it('heuristic: backward-filter of 128 channels on our kernel, reading x and dy into dw', () => {
+      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ncdhw', 128));
+      expect(plan.algorithm('bwFilter')).toMatchObject({
+        path: 'native',
+        name: 'baracuda depthwise wgrad',
+        deterministic: true,
+        workspaceBytes: 0,
+      });
+      expect(plan.queryBwFilterWorkspaceSize()).toBe(0);
+      plan.runDw({ x: slice(0x1000n), dy: slice(0x3000n), dw: slice(0x2000n), beta: 1 });
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_wgrad_f32']);
+      expect(pointers(launches[0]!)).toEqual([0x1000n, 0x3000n, 0x2000n]);
+      plan.dispose();
+      // NDHWC backward-filter stays on cuDNN at any channel count.
+      const cl = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ndhwc', 128));
+      expect(cl.algorithm('bwFilter').path).not.toBe('native');
+      cl.dispose();
       expect(warnings).toEqual([]);
     });
 

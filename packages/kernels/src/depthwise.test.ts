@@ -7,6 +7,8 @@ import {
   depthwiseHost,
   depthwiseLaunch,
   depthwiseUnsupported,
+  depthwiseUntuned,
+  WGRAD_UNTUNED_MIN_CHANNELS,
 } from './depthwise.js';
 import { DEPTHWISE_PTX } from './depthwise-ptx.js';
 import { Conv3dDescriptor } from './descriptor.js';
@@ -67,6 +69,7 @@ function direct(d: Conv3dDescriptor, x: Float64Array, w: Float64Array, dy: Float
   const [kD, kH, kW] = [d.dFilt, d.hFilt, d.wFilt];
   const y = new Float64Array(d.yElements);
   const dx = new Float64Array(d.xElements);
+  const dw = new Float64Array(d.wElements);
   // NDHWC: element (n, c, position) sits at (n·positions + position)·C + c.
   const at = (plane: number, positions: number, position: number) =>
     d.layout === 'ndhwc'
@@ -89,10 +92,11 @@ function direct(d: Conv3dDescriptor, x: Float64Array, w: Float64Array, dy: Float
                 const tap = w[c * kD * kH * kW + (a * kH + b) * kW + e]!;
                 y[yi]! += x[xi]! * tap;
                 dx[xi]! += dy[yi]! * tap;
+                dw[c * kD * kH * kW + (a * kH + b) * kW + e]! += x[xi]! * dy[yi]!;
               }
         }
   }
-  return { y, dx };
+  return { y, dx, dw };
 }
 
 function maxAbsDiff(a: Float64Array, b: Float64Array): number {
@@ -197,27 +201,37 @@ describe('depthwiseUnsupported', () => {
   it('takes NCDHW and NDHWC with groups = C_in = C_out, in any float element', () => {
     for (const element of [ElementKind.F32, ElementKind.F64, ElementKind.F16, ElementKind.Bf16]) {
       for (const layout of ['ncdhw', 'ndhwc'] as const) {
-        expect(
-          depthwiseUnsupported(desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element, layout })),
-        ).toBeNull();
+        const d = desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element, layout });
+        expect(depthwiseUnsupported(d, 'fw')).toBeNull();
+        expect(depthwiseUnsupported(d, 'bwData')).toBeNull();
       }
+      const ncdhw = desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element });
+      expect(depthwiseUnsupported(ncdhw, 'bwFilter')).toBeNull();
     }
   });
   it('names what it does not take', () => {
     const base = desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3] });
     const grouped = Conv3dDescriptor.create({ ...base, cIn: 4, cOut: 8 }).withGroups(4);
-    expect(depthwiseUnsupported(grouped)).toBe(
+    expect(depthwiseUnsupported(grouped, 'fw')).toBe(
       'groups=4 with 4→8 channels (they take groups = C_in = C_out)',
     );
     const dense = Conv3dDescriptor.create({ ...base, cIn: 1, cOut: 1 });
-    expect(depthwiseUnsupported(dense)).toBe(
+    expect(depthwiseUnsupported(dense, 'bwData')).toBe(
       'groups=1 with 1→1 channels (they take groups = C_in = C_out)',
+    );
+    expect(depthwiseUnsupported(base.withLayout('ndhwc'), 'bwFilter')).toBe(
+      'backward-filter in NDHWC',
+    );
+    // 3 offsets of 4 bytes a tap in 46 KiB: 3,925 taps at most.
+    const huge = desc({ c: 2, in: [16, 16, 16], k: [16, 16, 16] });
+    expect(depthwiseUnsupported(huge, 'bwFilter')).toBe(
+      'a backward-filter of 4096 taps (at most 3925.3333333333335)',
     );
   });
 });
 
 describe('depthwiseLaunch', () => {
-  it.each(CASES)('%s: computes both passes as defined', (_name, t, fwKernel, bwKernel) => {
+  it.each(CASES)('%s: computes every pass as defined', (_name, t, fwKernel, bwKernel) => {
     const d = desc(t);
     const x = random(d.xElements, 1);
     const w = random(d.wElements, 2);
@@ -230,6 +244,21 @@ describe('depthwiseLaunch', () => {
     expect(maxAbsDiff(y, want.y)).toBeLessThan(1e-12);
     const dx = depthwiseHost(bw, dy, w, new Float64Array(d.xElements).fill(Number.NaN), 1, 0);
     expect(maxAbsDiff(dx, want.dx)).toBeLessThan(1e-12);
+    if (depthwiseUnsupported(d, 'bwFilter') === null) {
+      const bwf = depthwiseLaunch(d, 'bwFilter');
+      expect(bwf).toMatchObject({ kernel: 'wgrad', grid: [t.c, 1, 1], block: [256, 1, 1] });
+      expect(bwf.sharedBytes).toBe(12 * t.k[0] * t.k[1] * t.k[2]);
+      const dw = depthwiseHost(bwf, x, dy, new Float64Array(d.wElements).fill(Number.NaN), 1, 0);
+      expect(maxAbsDiff(dw, want.dw)).toBeLessThan(1e-12);
+      const priorW = random(d.wElements, 5);
+      const scaledW = depthwiseHost(bwf, x, dy, Float64Array.from(priorW), -1, 2);
+      expect(
+        maxAbsDiff(
+          scaledW,
+          want.dw.map((v, i) => -v + 2 * priorW[i]!),
+        ),
+      ).toBeLessThan(1e-12);
+    }
     // alpha and beta: out = 2·conv + 0.5·out.
     const prior = random(d.yElements, 4);
     const scaled = depthwiseHost(fw, x, w, Float64Array.from(prior), 2, 0.5);
@@ -340,6 +369,19 @@ describe('depthwiseLaunch', () => {
   });
 });
 
+describe('depthwiseUntuned', () => {
+  it('takes our kernels untuned but the NCDHW gather kernel and backward-filter of few channels', () => {
+    const x3d = desc({ c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] });
+    expect(depthwiseUntuned(depthwiseLaunch(x3d, 'fw'))).toBe(true);
+    expect(depthwiseUntuned(depthwiseLaunch(x3d, 'bwFilter'))).toBe(true);
+    expect(depthwiseUntuned(depthwiseLaunch(x3d.withLayout('ndhwc'), 'bwData'))).toBe(true);
+    const strided = desc({ c: 4, in: [7, 8, 9], k: [3, 3, 3], pad: [1, 1, 1], stride: [2, 2, 2] });
+    expect(depthwiseUntuned(depthwiseLaunch(strided, 'fw'))).toBe(false);
+    const few = desc({ c: WGRAD_UNTUNED_MIN_CHANNELS - 1, in: [4, 4, 4], k: [3, 3, 3] });
+    expect(depthwiseUntuned(depthwiseLaunch(few, 'bwFilter'))).toBe(false);
+  });
+});
+
 describe('clvecWidth', () => {
   it('takes the most channels a thread that divide C, up to 16 bytes a load', () => {
     expect([192, 12, 6, 3].map((c) => clvecWidth(c, 2))).toEqual([8, 4, 2, 1]);
@@ -397,7 +439,8 @@ describe('DepthwiseKernels', () => {
         'fw',
       );
       expect(tiled8.span).toBe(8);
-      for (const launch of [tiled, tiled8, gather, gathercl, clvec]) {
+      const wgrad = depthwiseLaunch(desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3] }), 'bwFilter');
+      for (const launch of [tiled, tiled8, gather, gathercl, clvec, wgrad]) {
         // in, w, out, planes; the ints; alpha, beta.
         const want = [...Array(4).fill('.u64'), ...launch.ints.map(() => '.u32'), scale, scale];
         const name = `baracuda_depthwise_${launch.kernel}${launch.span ?? ''}_${suffix}`;

@@ -4,7 +4,8 @@
  * at first use): Conv3dPlan's 'native' path. cuDNN has no fast kernel for these: on an H200 its
  * best engines took 2.2–2.4× PyTorch's own depthwise kernel on X3D's 3×3×3 layer in NCDHW
  * (forward) and 1.5× (backward-data), and ~1.4 ms in NDHWC f16/bf16, under 2% of the roofline.
- * Backward-filter stays on cuDNN, whose engines beat PyTorch there.
+ * Backward-filter runs on our kernel in NCDHW (cuDNN's engines took 2.2× PyTorch's own kernel on
+ * X3D's layer in f64, run 52); in NDHWC it stays on cuDNN.
  * @internal
  */
 import { ElementKind, UnsupportedError } from '@baracuda/types';
@@ -27,13 +28,18 @@ const SUFFIX: Partial<Record<ElementKind, string>> = {
 };
 
 /** The passes our depthwise kernels run. */
-export type DepthwisePass = 'fw' | 'bwData';
+export type DepthwisePass = 'fw' | 'bwData' | 'bwFilter';
 
-/** Why our depthwise kernels cannot run a problem, or null when they can. */
-export function depthwiseUnsupported(desc: Conv3dDescriptor): string | null {
+/** Why our depthwise kernels cannot run a pass of a problem, or null when they can. */
+export function depthwiseUnsupported(desc: Conv3dDescriptor, pass: DepthwisePass): string | null {
   if (SUFFIX[desc.element] === undefined) return `element ${desc.element}`;
   if (desc.groups < 2 || desc.groups !== desc.cIn || desc.cOut !== desc.cIn) {
     return `groups=${desc.groups} with ${desc.cIn}→${desc.cOut} channels (they take groups = C_in = C_out)`;
+  }
+  if (pass === 'bwFilter' && desc.layout === 'ndhwc') return 'backward-filter in NDHWC';
+  const taps = desc.dFilt * desc.hFilt * desc.wFilt;
+  if (pass === 'bwFilter' && 3 * 4 * taps > WGRAD_MAX_OFFSET_BYTES) {
+    return `a backward-filter of ${taps} taps (at most ${WGRAD_MAX_OFFSET_BYTES / 12})`;
   }
   return null;
 }
@@ -42,9 +48,9 @@ export function depthwiseUnsupported(desc: Conv3dDescriptor): string | null {
 export interface DepthwiseLaunch {
   /**
    * gathercl: the gather kernel over NDHWC operands; clvec: the same with `vec` channels per thread
-   * and the filter staged in shared memory.
+   * and the filter staged in shared memory; wgrad: backward-filter (NCDHW), a block per channel.
    */
-  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec';
+  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'wgrad';
   /**
    * tiled: the output depths one thread keeps in registers at most (3 or 8), at least the filter's
    * reach in depth, (kD − 1)·dD + 1; it picks the kernel function (`tiled3`, `tiled8`).
@@ -60,7 +66,7 @@ export interface DepthwiseLaunch {
    * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW, chunk (output depths per block), rows
    * (output rows per thread). gather and gathercl: channels,
    * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
-   * clvec: those and vec.
+   * clvec: those and vec; wgrad: those but backward (x's extents are in, dy's out).
    */
   readonly ints: readonly number[];
 }
@@ -88,6 +94,8 @@ const MAX_GRID_X = 2 ** 31 - 1;
 const MAX_GRID_YZ = 65535;
 /** Static limit of shared memory per block without opting in to more. */
 const MAX_SHARED_BYTES = 48 * 1024;
+/** wgrad's dynamic shared memory at most: 3 int offsets a tap, beside its 2 KiB of sums (f64). */
+const WGRAD_MAX_OFFSET_BYTES = MAX_SHARED_BYTES - 2 * 1024;
 /**
  * Blocks of the NDHWC vector kernel at most: about 8 of 256 threads per SM of a 132-SM H200; each
  * stages the filter once and loops over the rest.
@@ -110,7 +118,8 @@ export function clvecWidth(channels: number, elementBytes: number): number {
  * NCDHW, stride 1 runs the tiled kernel that marches in depth (backward-data as the forward kernel
  * on dy with the filter reversed and padding d·(k−1) − p, when that padding is not negative), when
  * the filter's reach in depth is at most 8 and a patch of its tile fits; anything else the
- * one-thread-per-element gather kernel.
+ * one-thread-per-element gather kernel. Backward-filter (NCDHW; see {@link depthwiseUnsupported})
+ * runs the wgrad kernel, a block per channel.
  */
 export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): DepthwiseLaunch {
   const [yD, yH, yW] = desc.outputDims();
@@ -121,6 +130,16 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   const p = [desc.padD, desc.padH, desc.padW];
   const d = [desc.dilationD, desc.dilationH, desc.dilationW];
   const planes = desc.batch * desc.cIn;
+  if (pass === 'bwFilter') {
+    return {
+      kernel: 'wgrad',
+      grid: [Math.min(desc.cIn, MAX_GRID_X), 1, 1],
+      block: [GATHER_THREADS, 1, 1],
+      sharedBytes: 3 * 4 * k[0]! * k[1]! * k[2]!,
+      planes,
+      ints: [desc.cIn, ...xDims, ...yDims, ...k, ...s, ...p, ...d],
+    };
+  }
   const [inDims, outDims] = pass === 'fw' ? [xDims, yDims] : [yDims, xDims];
   const accBytes = desc.element === ElementKind.F64 ? 8 : 4;
   const tiledPads = pass === 'fw' ? p : p.map((pad, i) => d[i]! * (k[i]! - 1) - pad);
@@ -204,6 +223,24 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
 }
 
 /**
+ * Channels from which an untuned plan runs backward-filter on our kernel: it puts a block on each
+ * channel, so fewer leave most of a GPU idle (X3D's 192 channels: run 53).
+ */
+export const WGRAD_UNTUNED_MIN_CHANNELS = 128;
+
+/**
+ * Whether a plan that did not autotune runs a launch of ours rather than cuDNN's heuristic choice:
+ * the NCDHW tiled kernel and the NDHWC kernels measured faster than cuDNN's engines; the NCDHW
+ * gather kernel (strided problems) is left to autotune, and so is backward-filter with fewer than
+ * {@link WGRAD_UNTUNED_MIN_CHANNELS} channels.
+ */
+export function depthwiseUntuned(launch: DepthwiseLaunch): boolean {
+  if (launch.kernel === 'gather') return false;
+  if (launch.kernel === 'wgrad') return launch.ints[0]! >= WGRAD_UNTUNED_MIN_CHANNELS;
+  return true;
+}
+
+/**
  * What a launch computes, on the host in f64, read from the launch's own parameters exactly as
  * cuda/depthwise.cu reads them: out = alpha · Σ + beta · out (out not read when beta is 0). The
  * tiled kernel is followed block by block and thread by thread (its patches, chunks and rotating
@@ -219,6 +256,7 @@ export function depthwiseHost(
   beta: number,
 ): Float64Array {
   if (launch.kernel === 'tiled') return tiledHost(launch, input, w, out, alpha, beta);
+  if (launch.kernel === 'wgrad') return wgradHost(launch, input, w, out, alpha, beta);
   const q = launch.ints;
   const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW] = q as [
     number,
@@ -281,6 +319,54 @@ export function depthwiseHost(
           out[o] = alpha * acc + (beta !== 0 ? beta * out[o]! : 0);
         }
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * {@link depthwiseHost} of a wgrad launch (`input` is x, `w` is dy, `out` is dw), by its definition
+ * from the launch's parameters: dw[c, t] = alpha · Σ_{n, o} x[n, c, o·s − p + k(t)·d] · dy[n, c, o]
+ * + beta · dw[c, t].
+ */
+function wgradHost(
+  launch: DepthwiseLaunch,
+  x: ArrayLike<number>,
+  dy: ArrayLike<number>,
+  out: Float64Array,
+  alpha: number,
+  beta: number,
+): Float64Array {
+  const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, dW] =
+    launch.ints as number[];
+  const taps = kD! * kH! * kW!;
+  const batch = launch.planes / channels!;
+  for (let c = 0; c < channels!; c++) {
+    for (let t = 0; t < taps; t++) {
+      const kd = Math.floor(t / (kH! * kW!));
+      const kh = Math.floor(t / kW!) % kH!;
+      const kw = t % kW!;
+      let acc = 0;
+      for (let n = 0; n < batch; n++) {
+        const plane = n * channels! + c;
+        for (let od = 0; od < oD!; od++) {
+          const id = od * sD! - pD! + kd * dD!;
+          if (id < 0 || id >= iD!) continue;
+          for (let oh = 0; oh < oH!; oh++) {
+            const ih = oh * sH! - pH! + kh * dH!;
+            if (ih < 0 || ih >= iH!) continue;
+            for (let ow = 0; ow < oW!; ow++) {
+              const iw = ow * sW! - pW! + kw * dW!;
+              if (iw < 0 || iw >= iW!) continue;
+              acc +=
+                x[((plane * iD! + id) * iH! + ih) * iW! + iw]! *
+                dy[((plane * oD! + od) * oH! + oh) * oW! + ow]!;
+            }
+          }
+        }
+      }
+      const o = c * taps + t;
+      out[o] = alpha * acc + (beta !== 0 ? beta * out[o]! : 0);
     }
   }
   return out;
@@ -383,8 +469,8 @@ function tiledHost(
 export interface DepthwiseCall {
   readonly launch: DepthwiseLaunch;
   /**
-   * Enqueue it on `stream`: `out = alpha · pass(input, w) + beta · out`, where input/out are x/y
-   * (forward) or dy/dx (backward-data).
+   * Enqueue it on `stream`: `out = alpha · pass(input, w) + beta · out`, where input, w, out are x,
+   * w, y (forward), dy, w, dx (backward-data) or x, dy, dw (backward-filter).
    */
   run(stream: StreamLike, input: bigint, w: bigint, out: bigint, alpha: number, beta: number): void;
 }
@@ -436,6 +522,7 @@ export class DepthwiseKernels {
         'gather',
         'gathercl',
         'clvec',
+        'wgrad',
       ]) {
         for (const suffix of Object.values(SUFFIX) as string[]) {
           const name = `${kernel}_${suffix}`;

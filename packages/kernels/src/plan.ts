@@ -34,6 +34,7 @@ import {
   DepthwiseKernels,
   depthwiseLaunch,
   depthwiseUnsupported,
+  depthwiseUntuned,
 } from './depthwise.js';
 import { bwDataAsForward, Conv3dDescriptor } from './descriptor.js';
 import {
@@ -107,8 +108,8 @@ const PASSES: readonly Conv3dPass[] = ['fw', 'bwData', 'bwFilter'];
 export interface AlgorithmInfo {
   /**
    * 'graph': cuDNN's backend (graph) API with a cached execution plan; 'legacy':
-   * cudnnConvolution*; 'native': baracuda's own kernel (depthwise forward and
-   * backward-data, cuda/depthwise.cu).
+   * cudnnConvolution*; 'native': baracuda's own kernel (depthwise forward, backward-data and
+   * NCDHW backward-filter, cuda/depthwise.cu).
    */
   readonly path: 'graph' | 'legacy' | 'native';
   /** e.g. `engine 12` or `CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM`. */
@@ -1143,10 +1144,9 @@ export class Conv3dPlan {
   // our depthwise kernels
 
   /**
-   * Whether our depthwise kernels run the pass, decided once: forward and backward-data of a
-   * depthwise problem, except in pinned mode, or when autotune (now or from its cache) timed a
-   * cuDNN engine faster. An untuned pass takes the NCDHW tiled (stride-1) kernel or the NDHWC
-   * gather kernel, not the NCDHW gather kernel.
+   * Whether our depthwise kernels run the pass, decided once: every pass of a depthwise problem
+   * they take, except in pinned mode, or when autotune (now or from its cache) timed a cuDNN
+   * engine faster. An untuned pass takes them where {@link depthwiseUntuned} says.
    */
   #nativeFor(pass: Conv3dPass): NativePass | null {
     const st = this.#passes[pass];
@@ -1156,10 +1156,8 @@ export class Conv3dPlan {
       this.preference.algorithm !== 'pinned' &&
       (tuned === undefined || tuned.engineIndex === NATIVE_ENGINE_INDEX);
     const candidate = allowed ? this.#nativeCandidate(pass) : null;
-    // Untuned, the kernels measured faster than cuDNN's engines: NCDHW tiled and NDHWC gather.
-    // Autotune may time the NCDHW gather kernel faster on a strided problem.
     st.native =
-      candidate !== null && (tuned !== undefined || candidate.call.launch.kernel !== 'gather')
+      candidate !== null && (tuned !== undefined || depthwiseUntuned(candidate.call.launch))
         ? candidate
         : null;
     return st.native;
@@ -1168,7 +1166,7 @@ export class Conv3dPlan {
   /** Our kernels for the pass when they apply and load on the device; null otherwise. */
   #nativeCandidate(pass: Conv3dPass): NativePass | null {
     const d = this.descriptor;
-    if (pass === 'bwFilter' || depthwiseUnsupported(d) !== null) return null;
+    if (depthwiseUnsupported(d, pass) !== null) return null;
     const kernels = DepthwiseKernels.forDevice(this.#device);
     if (kernels instanceof Error) {
       process.emitWarning(
@@ -1201,9 +1199,11 @@ export class Conv3dPlan {
     py: bigint,
     { alpha, beta, stream }: RunScalars,
   ): void {
-    // fw reads x (px) into y (py); bwData reads dy (py) into dx (px).
-    const [input, output] = pass === 'fw' ? [px, py] : [py, px];
-    native.call.run(stream, input, pw, output, alpha, beta);
+    // fw reads x (px) and w into y (py); bwData dy (py) and w into dx (px); bwFilter x and dy into
+    // dw (pw).
+    if (pass === 'fw') native.call.run(stream, px, pw, py, alpha, beta);
+    else if (pass === 'bwData') native.call.run(stream, py, pw, px, alpha, beta);
+    else native.call.run(stream, px, py, pw, alpha, beta);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -2644,7 +2644,8 @@ export class Conv3dPlan {
     const run = (i: number) => {
       const { x, w, y } = bench.sets[i]!;
       if (pass === 'fw') native.call.run(this.#stream, x, w, y, 1, 0);
-      else native.call.run(this.#stream, y, w, x, 1, 0);
+      else if (pass === 'bwData') native.call.run(this.#stream, y, w, x, 1, 0);
+      else native.call.run(this.#stream, x, y, w, 1, 0);
       return true;
     };
     return yield* this.#timeAsFinalist(bench, run, 1);
