@@ -356,62 +356,65 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
 
 // Backward-filter, NCDHW, any stride, padding and dilation: dw[c, t] = alpha * sum over the batch
 // and the output positions o of x[n, c, o*s - p + k(t)*d] * dy[n, c, o] + beta * dw[c, t]. One
-// block per channel (grid-stride): each thread sums its share of the (n, o) pairs for up to 32
-// taps at a time in registers (kWgradTaps; more taps take more passes over dy), then the block adds
-// the threads' sums in a fixed order (a butterfly within each warp, then the warps in order), so
-// results are deterministic without a workspace. Shared memory: the taps' offsets (3 ints each)
-// and 8 * 32 sums; dynamic shared memory 3 * kD*kH*kW * sizeof(int).
-constexpr int kWgradTaps = 32;
+// block of (32, 16) threads per channel (grid-stride): thread (tx, ty) takes output columns tx,
+// tx + 32, ... of rows ty, ty + 16, ... of every (n, od), and sums 16 taps at a time in registers
+// (more taps take more passes over x and dy), each tap's input loaded before any is summed so the
+// loads are in flight together. Then the block adds the threads' sums in a fixed order (a
+// butterfly within each warp, then the warps in order), so results are deterministic without a
+// workspace. Dynamic shared memory: each tap's (kd*dD, kh*dH, kw*dW), an int4 a tap for the taps
+// rounded up to 16 (the rest out of reach). Needs inD*inH*inW < 2^31.
+constexpr int kWgradTaps = 16;
+constexpr int kWgradRows = 16;  // blockDim (32, 16)
 template <typename T, typename Acc>
 __device__ __forceinline__ void wgrad(const T* __restrict__ x, const T* __restrict__ dy,
                                       T* __restrict__ dw, i64 planes, int channels, int inD,
                                       int inH, int inW, int outD, int outH, int outW, int kD,
                                       int kH, int kW, int sD, int sH, int sW, int pD, int pH,
                                       int pW, int dD, int dH, int dW, Acc alpha, Acc beta) {
-  extern __shared__ int tapOffsets[];  // [t]: kd * dD, kh * dH, kw * dW
-  __shared__ Acc sums[kThreads / 32][kWgradTaps];
+  extern __shared__ int4 tapOffsets[];
+  __shared__ Acc sums[kWgradRows][kWgradTaps];
   const int nTaps = kD * kH * kW;
-  const int tid = threadIdx.x;
-  for (int t = tid; t < nTaps; t += kThreads) {
+  const int padded = (nTaps + kWgradTaps - 1) / kWgradTaps * kWgradTaps;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kTileW + tx;
+  for (int t = tid; t < padded; t += kTileW * kWgradRows) {
     const int kd = t / (kH * kW), kh = (t / kW) % kH, kw = t % kW;
-    tapOffsets[3 * t] = kd * dD;
-    tapOffsets[3 * t + 1] = kh * dH;
-    tapOffsets[3 * t + 2] = kw * dW;
+    // Past the last tap: an input depth no output reaches.
+    tapOffsets[t] = t < nTaps ? make_int4(kd * dD, kh * dH, kw * dW, 0)
+                              : make_int4(0x40000000, 0, 0, 0);
   }
-  const i64 batch = planes / channels;
-  const i64 outPlane = (i64)outD * outH * outW;
-  const i64 inPlane = (i64)inD * inH * inW;
-  const i64 pairs = batch * outPlane;
+  const int batch = (int)(planes / channels);
+  const int rows = outD * outH;
   for (int c = blockIdx.x; c < channels; c += gridDim.x) {
     for (int t0 = 0; t0 < nTaps; t0 += kWgradTaps) {
       __syncthreads();  // the offsets are written; the last pass's sums are read
       Acc acc[kWgradTaps];
 #pragma unroll
       for (int j = 0; j < kWgradTaps; j++) acc[j] = Acc(0);
-      for (i64 e = tid; e < pairs; e += kThreads) {
-        const i64 n = e / outPlane;
-        i64 rest = e - n * outPlane;
-        const int od = (int)(rest / ((i64)outH * outW));
-        rest -= (i64)od * outH * outW;
-        const int oh = (int)(rest / outW);
-        const int ow = (int)(rest - (i64)oh * outW);
-        const i64 plane = n * channels + c;
-        const Acc g = toAcc(dy[plane * outPlane + e - n * outPlane]);
-        const T* src = x + plane * inPlane;
-        const int id0 = od * sD - pD, ih0 = oh * sH - pH, iw0 = ow * sW - pW;
+      for (int n = 0; n < batch; n++) {
+        const i64 plane = (i64)n * channels + c;
+        const T* src = x + plane * inD * inH * inW;
+        const T* grad = dy + plane * rows * outW;
+        for (int row = ty; row < rows; row += kWgradRows) {
+          const int od = row / outH, oh = row - od * outH;
+          const int id0 = od * sD - pD, ih0 = oh * sH - pH;
+          for (int ow = tx; ow < outW; ow += kTileW) {
+            const Acc g = toAcc(grad[(i64)row * outW + ow]);
+            const int iw0 = ow * sW - pW;
+            Acc v[kWgradTaps];
 #pragma unroll
-        for (int j = 0; j < kWgradTaps; j++) {
-          const int t = t0 + j;
-          if (t >= nTaps) break;
-          const int id = id0 + tapOffsets[3 * t];
-          const int ih = ih0 + tapOffsets[3 * t + 1];
-          const int iw = iw0 + tapOffsets[3 * t + 2];
-          if (id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW) {
-            acc[j] += toAcc(src[((i64)id * inH + ih) * inW + iw]) * g;
+            for (int j = 0; j < kWgradTaps; j++) {
+              const int4 o = tapOffsets[t0 + j];
+              const int id = id0 + o.x, ih = ih0 + o.y, iw = iw0 + o.z;
+              const bool in = id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW;
+              v[j] = in ? toAcc(src[(id * inH + ih) * inW + iw]) : Acc(0);
+            }
+#pragma unroll
+            for (int j = 0; j < kWgradTaps; j++) acc[j] += v[j] * g;
           }
         }
       }
-      const int lane = tid & 31, warp = tid >> 5;
+      const int lane = tx, warp = ty;
 #pragma unroll
       for (int j = 0; j < kWgradTaps; j++) {
         Acc v = acc[j];
@@ -423,7 +426,7 @@ __device__ __forceinline__ void wgrad(const T* __restrict__ x, const T* __restri
       if (tid < kWgradTaps && t0 + tid < nTaps) {
         Acc v = Acc(0);
 #pragma unroll
-        for (int k = 0; k < kThreads / 32; k++) v += sums[k][tid];
+        for (int k = 0; k < kWgradRows; k++) v += sums[k][tid];
         store<T, Acc>(dw, (i64)c * nTaps + t0 + tid, v, alpha, beta);
       }
     }
@@ -495,7 +498,7 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
                                                 kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, dW,    \
                                                 backward, alpha, beta);                        \
   }                                                                                            \
-  extern "C" __global__ void __launch_bounds__(256)                                           \
+  extern "C" __global__ void __launch_bounds__(512)                                           \
       baracuda_depthwise_wgrad_##SUFFIX(BARACUDA_DEPTHWISE_PARAMS(T, ACC), ACC alpha,           \
                                         ACC beta) {                                             \
     baracuda_depthwise::wgrad<T, ACC>(BARACUDA_DEPTHWISE_ARGS, alpha, beta);                    \

@@ -126,8 +126,17 @@ describe.skipIf(fake === null)(
       expect(warnings).toEqual([]);
     });
 
-    it('heuristic: backward-filter of 128 channels on our kernel, reading x and dy into dw', () => {
-      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ncdhw', 128));
+    it('backward-filter: heuristic on cuDNN; a native autotune entry reads x and dy into dw', async () => {
+      const heuristic = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ncdhw', 128));
+      expect(heuristic.algorithm('bwFilter').path).not.toBe('native');
+      heuristic.dispose();
+      const path = fakeAutotuneCache([[depthwise(), 'bwFilter', { engineIndex: -1, knobs: [] }]]);
+      const plan = await Conv3dPlan.select(
+        stream,
+        depthwise(),
+        { algorithm: 'autotune' },
+        { passes: ['bwFilter'], autotuneCachePath: path },
+      );
       expect(plan.algorithm('bwFilter')).toMatchObject({
         path: 'native',
         name: 'baracuda depthwise wgrad',
@@ -139,11 +148,17 @@ describe.skipIf(fake === null)(
       expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_wgrad_f32']);
       expect(pointers(launches[0]!)).toEqual([0x1000n, 0x3000n, 0x2000n]);
       plan.dispose();
-      // NDHWC backward-filter stays on cuDNN at any channel count.
-      const cl = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ndhwc', 128));
-      expect(cl.algorithm('bwFilter').path).not.toBe('native');
-      cl.dispose();
-      expect(warnings).toEqual([]);
+      // NDHWC backward-filter stays on cuDNN whatever the cache says.
+      const cl = depthwise(ElementKind.F32, 'ndhwc');
+      fakeAutotuneCache([[cl, 'bwFilter', { engineIndex: -1, knobs: [] }]], path);
+      const clPlan = await Conv3dPlan.select(
+        stream,
+        cl,
+        { algorithm: 'autotune' },
+        { passes: ['bwFilter'], autotuneCachePath: path },
+      );
+      expect(clPlan.algorithm('bwFilter').path).not.toBe('native');
+      clPlan.dispose();
     });
 
     it('a device address not aligned to the element is refused before anything runs', () => {
