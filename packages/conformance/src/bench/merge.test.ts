@@ -131,6 +131,30 @@ describe('mergeReports', () => {
     );
   });
 
+  it('attributes each note to the report it came from, once, however often merged', () => {
+    const a = report('run1', '2026-11-30T16:00:00Z', [row('a|f32|ncdhw|fw', 1)], ['f64 left out']);
+    const b = report('run2', '2026-11-30T17:00:00Z', [row('b|f32|ncdhw|fw', 1)], ['f64 left out']);
+    const first = mergeReports([a, b], 's1');
+    const c = report('run3', '2026-11-30T18:00:00Z', [row('c|f32|ncdhw|fw', 1)], ['budget hit']);
+    const second = mergeReports([first, c], 's2');
+    const third = mergeReports([second], 's3');
+    const attributedNotes = third.notes.filter((n) => /left out|budget hit/.test(n));
+    expect(attributedNotes).toEqual([
+      'run1 2026-11-30T16:00:00Z: f64 left out',
+      'run2 2026-11-30T17:00:00Z: f64 left out',
+      'run3 2026-11-30T18:00:00Z: budget hit',
+    ]);
+    // The inner merges' own notes are attributed to them, once.
+    expect(third.notes).toContain(
+      's1 2026-11-30T16:00:00Z: Merged from 2 reports: run1 started 2026-11-30T16:00:00Z; run2 started 2026-11-30T17:00:00Z.',
+    );
+    expect(third.notes.filter((n) => n.includes('Merged from 2 reports: run1'))).toHaveLength(1);
+    // Merging the same report twice keeps its notes once.
+    expect(mergeReports([c, c], 'twice').notes.filter((n) => n.includes('budget hit'))).toEqual([
+      'run3 2026-11-30T18:00:00Z: budget hit',
+    ]);
+  });
+
   it('refuses reports of different cuDNN versions or GPUs', () => {
     const a = report('a', 't', [row('a|f32|ncdhw|fw', 1)]);
     const b = report('b', 't', [row('a|f32|ncdhw|fw', 1)]);

@@ -31,10 +31,28 @@ function identity(r: BenchReport): string {
   });
 }
 
+/** A note's attribution, `<label> <start time>: `, as {@link mergeReports} writes it. */
+const ATTRIBUTION = /^(?:\(no label\)|\S+) \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z: /;
+
+/**
+ * `note` attributed to `source`, unless an earlier merge attributed it: then to the report it came
+ * from first (the innermost attribution), so merging merged reports does not nest attributions.
+ */
+function attributed(note: string, source: string): string {
+  let first: string | undefined;
+  let body = note;
+  for (let m = ATTRIBUTION.exec(body); m !== null; m = ATTRIBUTION.exec(body)) {
+    first = m[0];
+    body = body.slice(m[0].length);
+  }
+  return `${first ?? `${source}: `}${body}`;
+}
+
 /**
  * Merge reports (in order; later rows win, a compared row over an uncompared one). The first
- * report gives the settings, peaks and PyTorch's identity; each report's notes are kept, prefixed
- * with its label and start time; the overhead measurements of all are kept.
+ * report gives the settings, peaks and PyTorch's identity; each report's notes are kept once,
+ * attributed to the report they first came from (label and start time); the overhead
+ * measurements of all are kept.
  */
 export function mergeReports(reports: readonly BenchReport[], label: string): BenchReport {
   if (reports.length === 0) {
@@ -86,13 +104,15 @@ export function mergeReports(reports: readonly BenchReport[], label: string): Be
     overhead: reports.flatMap((r) => r.overhead),
     rows: merged,
     notes: [
-      `Merged from ${reports.length} reports: ${sources.join('; ')}.`,
-      `Rows taken from each: ${[...taken].map(([s, n]) => `${s}: ${n}`).join('; ')}.`,
-      ...outputs.notes,
-      ...rounds.notes,
-      ...reports.flatMap((r) =>
-        r.notes.map((n) => `${r.label || '(no label)'} ${r.startedAt}: ${n}`),
-      ),
+      ...new Set([
+        `Merged from ${reports.length} reports: ${sources.join('; ')}.`,
+        `Rows taken from each: ${[...taken].map(([s, n]) => `${s}: ${n}`).join('; ')}.`,
+        ...outputs.notes,
+        ...rounds.notes,
+        ...reports.flatMap((r) =>
+          r.notes.map((n) => attributed(n, `${r.label || '(no label)'} ${r.startedAt}`)),
+        ),
+      ]),
     ],
   };
   delete report.summary;

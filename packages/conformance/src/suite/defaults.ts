@@ -156,8 +156,8 @@ export const GROUPED_SUITE: readonly SuiteCase[] = [
     stride: [2, 1, 2],
     groups: 7,
   }),
-  // Our depthwise kernels' tiles (16×32 outputs): planes over one tile, dilation, uneven filters
-  // and pads, and a pad beyond d·(k−1) (backward-data then gathers).
+  // Our depthwise kernels' tiles (32 outputs wide, up to 32 tall): planes over one tile,
+  // dilation, uneven filters and pads, and a pad beyond d·(k−1) (backward-data then gathers).
   suiteCase({
     name: 'depthwise-plane-37x70',
     cIn: 3,
