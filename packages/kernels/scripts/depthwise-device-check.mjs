@@ -12,7 +12,7 @@
 // DEPTHWISE_PTX_VARIANTS (label=path.ptx,...) times other builds of cuda/depthwise.cu on X3D's
 // layer next to the built-in one: an A/B in one run.
 import { readFileSync } from 'node:fs';
-import { DeviceBuffer, Event, Module, Stream } from '../../driver/dist/index.js';
+import { DeviceBuffer, Module, Stream } from '../../driver/dist/index.js';
 import {
   bf16BitsToF32,
   ElementKind,
@@ -27,6 +27,7 @@ import {
   depthwiseUnsupported,
 } from '../src/depthwise.ts';
 import { Conv3dDescriptor } from '../src/descriptor.ts';
+import { eventTimer } from './device-timing.mjs';
 
 const stream = Stream.create();
 const device = stream.device;
@@ -196,24 +197,7 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
   }
 }
 
-const start = Event.create(device, { timing: true, blockingSync: false });
-const end = Event.create(device, { timing: true, blockingSync: false });
-function median(values) {
-  const s = [...values].sort((x, y) => x - y);
-  return s[s.length >> 1];
-}
-function time(run) {
-  for (let i = 0; i < 5; i++) run();
-  const times = [];
-  for (let i = 0; i < 30; i++) {
-    start.record(stream);
-    run();
-    end.record(stream);
-    end.synchronizeSync();
-    times.push(Event.elapsedMs(start, end));
-  }
-  return median(times);
-}
+const time = eventTimer(stream, { warmup: 5 });
 
 const x3d = { c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] };
 const builds = [['built-in', kernels]];

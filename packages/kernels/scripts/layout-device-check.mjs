@@ -8,7 +8,7 @@
 // transposes of c3d-conv2's operands (median of 30, CUDA events) against a device-to-device copy
 // of the same bytes. Then the filter flips (baracuda_flip_filter_*) of odd and grouped filters in
 // both layouts, likewise against the CPU's. Exit code 1 on any mismatch.
-import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
+import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
 import {
   flipFilterHost,
   LayoutKernels,
@@ -17,6 +17,7 @@ import {
   usesPairs,
   vectorTranspose,
 } from '../src/layout.ts';
+import { eventTimer } from './device-timing.mjs';
 
 const stream = Stream.create();
 const device = stream.device;
@@ -150,24 +151,7 @@ for (const bytes of [2, 4, 8]) {
 }
 
 // Speed on c3d-conv2 (n=8, c 64→128, 16×56×56), 2-byte elements.
-const start = Event.create(device, { timing: true });
-const end = Event.create(device, { timing: true });
-function median(values) {
-  const s = [...values].sort((x, y) => x - y);
-  return s[s.length >> 1];
-}
-function time(run) {
-  for (let i = 0; i < 3; i++) run();
-  const times = [];
-  for (let i = 0; i < 30; i++) {
-    start.record(stream);
-    run();
-    end.record(stream);
-    end.synchronizeSync();
-    times.push(Event.elapsedMs(start, end));
-  }
-  return median(times);
-}
+const time = eventTimer(stream, { warmup: 3 });
 // Each timed on the kernel the detour takes (16-byte aligned: the vector kernel where the extents
 // allow) and, with the source 4 bytes off, on the kernel it took before (paired or plain).
 for (const [what, shape] of [

@@ -258,7 +258,35 @@ export function depthwiseHost(
   beta: number,
 ): Float64Array {
   if (launch.kernel === 'tiled') return tiledHost(launch, input, w, out, alpha, beta);
-  if (launch.kernel === 'wgrad') return wgradHost(launch, input, w, out, alpha, beta);
+  const sums = new Float64Array(out.length);
+  const taps = launch.ints[7]! * launch.ints[8]! * launch.ints[9]!;
+  const channels = launch.ints[0]!;
+  if (launch.kernel === 'wgrad') {
+    // input is x, w is dy, out is dw: dw[c, t] sums x · dy over every (n, o).
+    forEachTap(launch, (plane, at, o, t) => {
+      sums[(plane % channels) * taps + t]! += input[at]! * w[o]!;
+    });
+  } else {
+    forEachTap(launch, (plane, at, o, t) => {
+      sums[o]! += input[at]! * w[(plane % channels) * taps + t]!;
+    });
+  }
+  for (let o = 0; o < out.length; o++) {
+    out[o] = alpha * sums[o]! + (beta !== 0 ? beta * out[o]! : 0);
+  }
+  return out;
+}
+
+/**
+ * Every (plane, output position, tap t) of a gather-style launch (gather, gathercl, clvec, wgrad)
+ * whose input position is in range, read from the launch's parameters as cuda/depthwise.cu's
+ * `forEachTap` reads them: visit(plane, input index, output index, t), the indices into the
+ * operands (NDHWC for the channels-last kernels, NCDHW otherwise). wgrad's in/out are x/dy.
+ */
+function forEachTap(
+  launch: DepthwiseLaunch,
+  visit: (plane: number, at: number, o: number, t: number) => void,
+): void {
   const q = launch.ints;
   const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW] = q as [
     number,
@@ -275,8 +303,7 @@ export function depthwiseHost(
   const s = q.slice(10, 13);
   const p = q.slice(13, 16);
   const d = q.slice(16, 19);
-  const backward = q[19] === 1;
-  const taps = kD * kH * kW;
+  const backward = launch.kernel !== 'wgrad' && q[19] === 1;
   const inPlane = iD * iH * iW;
   const outPlane = oD * oH * oW;
   // Where (plane, position) is in an operand: NCDHW planes, or NDHWC with the channel fastest.
@@ -298,11 +325,10 @@ export function depthwiseHost(
     return a >= 0 && a < extent ? a : -1;
   };
   for (let plane = 0; plane < launch.planes; plane++) {
-    const c = plane % channels;
     for (let o0 = 0; o0 < oD; o0++) {
       for (let o1 = 0; o1 < oH; o1++) {
         for (let o2 = 0; o2 < oW; o2++) {
-          let acc = 0;
+          const o = at(plane, outPlane, (o0 * oH + o1) * oW + o2);
           for (let kd = 0; kd < kD; kd++) {
             const a = reach(o0, kd, 0, iD);
             if (a < 0) continue;
@@ -312,66 +338,19 @@ export function depthwiseHost(
               for (let kw = 0; kw < kW; kw++) {
                 const e = reach(o2, kw, 2, iW);
                 if (e < 0) continue;
-                const t = (kd * kH + kh) * kW + kw;
-                acc += input[at(plane, inPlane, (a * iH + b) * iW + e)]! * w[c * taps + t]!;
+                visit(
+                  plane,
+                  at(plane, inPlane, (a * iH + b) * iW + e),
+                  o,
+                  (kd * kH + kh) * kW + kw,
+                );
               }
             }
           }
-          const o = at(plane, outPlane, (o0 * oH + o1) * oW + o2);
-          out[o] = alpha * acc + (beta !== 0 ? beta * out[o]! : 0);
         }
       }
     }
   }
-  return out;
-}
-
-/**
- * {@link depthwiseHost} of a wgrad launch (`input` is x, `w` is dy, `out` is dw), by its definition
- * from the launch's parameters: dw[c, t] = alpha · Σ_{n, o} x[n, c, o·s − p + k(t)·d] · dy[n, c, o]
- * + beta · dw[c, t].
- */
-function wgradHost(
-  launch: DepthwiseLaunch,
-  x: ArrayLike<number>,
-  dy: ArrayLike<number>,
-  out: Float64Array,
-  alpha: number,
-  beta: number,
-): Float64Array {
-  const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, dW] =
-    launch.ints as number[];
-  const taps = kD! * kH! * kW!;
-  const batch = launch.planes / channels!;
-  for (let c = 0; c < channels!; c++) {
-    for (let t = 0; t < taps; t++) {
-      const kd = Math.floor(t / (kH! * kW!));
-      const kh = Math.floor(t / kW!) % kH!;
-      const kw = t % kW!;
-      let acc = 0;
-      for (let n = 0; n < batch; n++) {
-        const plane = n * channels! + c;
-        for (let od = 0; od < oD!; od++) {
-          const id = od * sD! - pD! + kd * dD!;
-          if (id < 0 || id >= iD!) continue;
-          for (let oh = 0; oh < oH!; oh++) {
-            const ih = oh * sH! - pH! + kh * dH!;
-            if (ih < 0 || ih >= iH!) continue;
-            for (let ow = 0; ow < oW!; ow++) {
-              const iw = ow * sW! - pW! + kw * dW!;
-              if (iw < 0 || iw >= iW!) continue;
-              acc +=
-                x[((plane * iD! + id) * iH! + ih) * iW! + iw]! *
-                dy[((plane * oD! + od) * oH! + oh) * oW! + ow]!;
-            }
-          }
-        }
-      }
-      const o = c * taps + t;
-      out[o] = alpha * acc + (beta !== 0 ? beta * out[o]! : 0);
-    }
-  }
-  return out;
 }
 
 /** {@link depthwiseHost} of a tiled launch: cuda/depthwise.cu's `tiled`, block by block. */
