@@ -10,9 +10,24 @@ mkdir -p .carry
 pnpm build >/dev/null
 cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node .carry/
 cp packages/conformance/dist/cli.cjs .carry/cli.cjs
-for s in driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/event-overhead; do
+# The event-overhead script (the `events` phase) only with PACK_EVENTS=1: room is short (below).
+scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check"
+[ "${PACK_EVENTS:-0}" = 1 ] && scripts="$scripts kernels/scripts/event-overhead"
+rm -f .carry/kernels-event-overhead.mjs
+for s in $scripts; do
   name=$(echo "$s" | cut -d/ -f1)-$(basename "$s")
   npx esbuild "packages/$s.mjs" --bundle --platform=node --format=esm --target=node20 \
     --log-level=warning --outfile=".carry/$name.mjs"
 done
 ls -la .carry
+# The device tool carries at most 64 MiB: the tracked files, the untracked ones git does not
+# ignore, and .carry. Say how close this is (results/ grows every session).
+tracked=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+untracked=$(git ls-files -z -o --exclude-standard | xargs -0 -r du -cb 2>/dev/null | tail -1 | cut -f1)
+carry=$(du -sb .carry | cut -f1)
+total=$(( tracked + ${untracked:-0} + carry ))
+limit=$(( 64 * 1024 * 1024 ))
+echo "travels: $(( total / 1048576 )) MiB of 64 (tracked $(( tracked / 1048576 )), untracked $(( ${untracked:-0} / 1048576 )), .carry $(( carry / 1048576 )))"
+if [ "$total" -gt "$limit" ]; then
+  echo "pack.sh: over the device tool's 64 MiB; leave out a bundle this run does not need (rm .carry/<name>.mjs)" >&2
+fi

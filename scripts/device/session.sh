@@ -71,7 +71,8 @@ for phase in "$@"; do
     bench) OUT="$LOGS" run bench 560 bash packages/conformance/scripts/device-bench.sh ${BENCH_ARGS:---quick both} ;;
     # Two comparisons at once, one per GPU of a two-GPU machine (BENCH_GPU0 / BENCH_GPU1: see bench-pair.sh).
     bench-pair) OUT="$LOGS" run bench-pair 560 bash scripts/device/bench-pair.sh ;;
-    # What the kind of timing event adds to one call, on both sides (PyTorch's cuDNN for ours too).
+    # What the kind of timing event adds to one call, on both sides (PyTorch's cuDNN for ours too);
+    # pack with PACK_EVENTS=1.
     events)
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run events-ours 120 $NODE .carry/kernels-event-overhead.mjs
       run events-torch 120 python3 packages/conformance/bench/torch_event_overhead.py packages/conformance/suites/conv3d-suite.json pointwise:f32:ncdhw:bwData:3 dilated:bf16:ndhwc:bwFilter:2 ;;
