@@ -109,22 +109,6 @@ function desc(t, element) {
     .withGroups(t.c);
 }
 
-/** The launch with another chunk of output depths and rows per thread (as the timing tries). */
-function variant(launch, chunk, rows) {
-  const [kD, kH, kW] = launch.ints.slice(7, 10);
-  const [dH, dW] = launch.ints.slice(14, 16);
-  const [outD, outH] = launch.ints.slice(4, 6);
-  const tilesW = launch.ints[17];
-  const patch = (r) => (8 * r + (kH - 1) * dH) * (32 + (kW - 1) * dW);
-  const accBytes = launch.sharedBytes / (kD * kH * kW + 2 * patch(launch.ints[19]));
-  return {
-    ...launch,
-    grid: [Math.ceil(outH / (8 * rows)) * tilesW, Math.ceil(outD / chunk), launch.grid[2]],
-    sharedBytes: (kD * kH * kW + 2 * patch(rows)) * accBytes,
-    ints: [...launch.ints.slice(0, 18), chunk, rows],
-  };
-}
-
 const shapes = [
   { c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
   { c: 2, in: [3, 37, 70], k: [3, 3, 3], pad: [1, 1, 1] },
@@ -148,7 +132,12 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       if (depthwiseUnsupported(d, pass) !== null) continue;
       const base = depthwiseLaunch(d, pass);
       const launches = [base];
-      if (base.kernel === 'tiled') launches.push(variant(base, 1, 1), variant(base, 3, 2));
+      if (base.kernel === 'tiled') {
+        launches.push(
+          depthwiseLaunch(d, pass, { chunk: 1, rows: 1 }),
+          depthwiseLaunch(d, pass, { chunk: 3, rows: 2 }),
+        );
+      }
       // The launch's operands: in, w (dy for bwFilter), out.
       const [inCount, wCount, outCount] = {
         fw: [d.xElements, d.wElements, d.yElements],
@@ -229,7 +218,7 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       [8, 4],
       [16, 2],
     ]) {
-      tries.push([`chunk ${chunk} rows ${rows}`, variant(base, chunk, rows)]);
+      tries.push([`chunk ${chunk} rows ${rows}`, depthwiseLaunch(d, pass, { chunk, rows })]);
     }
     for (const [build, k] of builds) {
       for (const [what, launch] of tries) {

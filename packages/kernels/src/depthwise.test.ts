@@ -324,11 +324,30 @@ describe('depthwiseLaunch', () => {
     const strided = { ...l, grid: [l.grid[0], l.grid[1], 2] as [number, number, number] };
     const y = depthwiseHost(strided, x, w, new Float64Array(d.yElements).fill(Number.NaN), 1, 0);
     expect(maxAbsDiff(y, want.y)).toBeLessThan(1e-12);
-    // And a chunk of one depth at a time computes the same as one chunk.
-    const ints = [...l.ints.slice(0, -2), 1, l.ints.at(-1)!];
-    const chunked = { ...l, grid: [l.grid[0], 3, 5] as [number, number, number], ints };
+    // And a chunk of one depth at a time, one row a thread, computes the same as the default.
+    const chunked = depthwiseLaunch(d, 'fw', { chunk: 1, rows: 1 });
+    expect([chunked.grid, chunked.ints.slice(-2)]).toEqual([
+      [1, 3, 5],
+      [1, 1],
+    ]);
+    expect(chunked.sharedBytes).toBe((27 + 2 * (8 + 2) * (32 + 2)) * 4);
     const y1 = depthwiseHost(chunked, x, w, new Float64Array(d.yElements).fill(Number.NaN), 1, 0);
     expect(maxAbsDiff(y1, want.y)).toBeLessThan(1e-12);
+  });
+
+  it('takes a chunk and rows a thread as given, an integer from 1 to 4 rows', () => {
+    const d = desc({ c: 2, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] });
+    const l = depthwiseLaunch(d, 'bwData', { chunk: 4, rows: 2 });
+    expect([l.grid, l.ints.slice(-2)]).toEqual([
+      [2, 4, 2],
+      [4, 2],
+    ]);
+    expect(() => depthwiseLaunch(d, 'fw', { rows: 5 })).toThrow(
+      'Expected an integer from 1 to 4 for tiled.rows but received 5',
+    );
+    expect(() => depthwiseLaunch(d, 'fw', { chunk: 0.5 })).toThrow(
+      /for tiled.chunk but received 0.5/,
+    );
   });
 
   it('takes fewer rows a thread for a wide filter, and gathers when no patch fits 1,536 elements', () => {

@@ -8,7 +8,7 @@
  * X3D's layer in f64, run 52); in NDHWC it stays on cuDNN.
  * @internal
  */
-import { ElementKind, UnsupportedError } from '@baracuda/types';
+import { ElementKind, InvalidArgumentError, UnsupportedError } from '@baracuda/types';
 import { DEPTHWISE_PTX } from './depthwise-ptx.js';
 import type { Conv3dDescriptor } from './descriptor.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
@@ -121,6 +121,12 @@ export function clvecWidth(channels: number, elementBytes: number): number {
   return vec;
 }
 
+/** The tiled kernel's output depths a block (chunk) and output rows a thread (rows, 1 to 4). */
+export interface TiledShape {
+  readonly chunk?: number;
+  readonly rows?: number;
+}
+
 /**
  * How a pass of a depthwise problem launches. NDHWC runs the channels-last vector kernel (several
  * channels per thread, the filter in shared memory), or the channels-last gather kernel when the
@@ -129,9 +135,15 @@ export function clvecWidth(channels: number, elementBytes: number): number {
  * on dy with the filter reversed and padding d·(k−1) − p, when that padding is not negative), when
  * the filter's reach in depth is at most 8 and a patch of its tile fits; anything else the
  * one-thread-per-element gather kernel. Backward-filter (NCDHW; see {@link depthwiseUnsupported})
- * runs the wgrad kernel, a block of 512 threads per channel.
+ * runs the wgrad kernel, a block of 512 threads per channel. `tiled` sets the tiled kernel's chunk
+ * and rows instead of choosing them (the device check times other shapes; a `rows` whose patch
+ * does not fit still gathers).
  */
-export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): DepthwiseLaunch {
+export function depthwiseLaunch(
+  desc: Conv3dDescriptor,
+  pass: DepthwisePass,
+  tiled: TiledShape = {},
+): DepthwiseLaunch {
   const [yD, yH, yW] = desc.outputDims();
   const xDims = [desc.dIn, desc.hIn, desc.wIn];
   const yDims = [yD, yH, yW];
@@ -157,8 +169,16 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
   // The most output rows a thread (up to what the plane needs) whose patch fits the kernel's loads.
   const patch = (r: number) =>
     (ROWS_PER_PASS * r + (k[1]! - 1) * d[1]!) * (TILE_W + (k[2]! - 1) * d[2]!);
-  let rows = Math.min(MAX_ROWS, Math.ceil(outDims[1]! / ROWS_PER_PASS));
-  while (rows > 1 && patch(rows) > MAX_PATCH) rows--;
+  for (const [name, v, max] of [
+    ['tiled.rows', tiled.rows, MAX_ROWS],
+    ['tiled.chunk', tiled.chunk, Number.MAX_SAFE_INTEGER],
+  ] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= max)) {
+      throw new InvalidArgumentError(name, `an integer from 1 to ${max}`, v);
+    }
+  }
+  let rows = tiled.rows ?? Math.min(MAX_ROWS, Math.ceil(outDims[1]! / ROWS_PER_PASS));
+  while (tiled.rows === undefined && rows > 1 && patch(rows) > MAX_PATCH) rows--;
   const sharedBytes = (k[0]! * k[1]! * k[2]! + 2 * patch(rows)) * accBytes;
   const tilesW = Math.ceil(outDims[2]! / TILE_W);
   const tiles = Math.ceil(outDims[1]! / (ROWS_PER_PASS * rows)) * tilesW;
@@ -176,8 +196,9 @@ export function depthwiseLaunch(desc: Conv3dDescriptor, pass: DepthwisePass): De
     // 4 times the slices read twice (the filter's reach past a chunk), so those stay under a quarter.
     const twice = (k[0]! - 1) * d[0]!;
     const planeBlocks = tiles * Math.min(planes, MAX_GRID_YZ);
-    let chunk = outDims[0]!;
+    let chunk = tiled.chunk ?? outDims[0]!;
     while (
+      tiled.chunk === undefined &&
       planeBlocks * Math.ceil(outDims[0]! / chunk) < TILED_MIN_BLOCKS &&
       chunk > 1 &&
       Math.ceil(chunk / 2) >= 4 * twice
