@@ -13,13 +13,7 @@
 // layer next to the built-in one: an A/B in one run.
 import { readFileSync } from 'node:fs';
 import { DeviceBuffer, Module, Stream } from '../../driver/dist/index.js';
-import {
-  bf16BitsToF32,
-  ElementKind,
-  f16BitsToF32,
-  f32ToBf16Bits,
-  f32ToF16Bits,
-} from '../../types/dist/index.js';
+import { ElementKind } from '../../types/dist/index.js';
 import {
   DepthwiseKernels,
   depthwiseHost,
@@ -27,7 +21,7 @@ import {
   depthwiseUnsupported,
 } from '../src/depthwise.ts';
 import { Conv3dDescriptor } from '../src/descriptor.ts';
-import { eventTimer } from './device-timing.mjs';
+import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
 
 const stream = Stream.create();
 const device = stream.device;
@@ -47,44 +41,11 @@ const ELEMENTS = {
 
 /** Random values in [-1, 1) as the element's bytes, and their values as rounded (f64). */
 function operand(element, count) {
-  const values = new Float64Array(count);
-  const host =
-    element === 'f64'
-      ? new Float64Array(count)
-      : element === 'f32'
-        ? new Float32Array(count)
-        : new Uint16Array(count);
-  for (let i = 0; i < count; i++) {
-    const v = Math.random() * 2 - 1;
-    if (element === 'f16') {
-      host[i] = f32ToF16Bits(v);
-      values[i] = f16BitsToF32(host[i]);
-    } else if (element === 'bf16') {
-      host[i] = f32ToBf16Bits(v);
-      values[i] = bf16BitsToF32(host[i]);
-    } else {
-      host[i] = v;
-      values[i] = host[i];
-    }
-  }
+  const host = elementArray(element, count);
+  const values = Float64Array.from({ length: count }, (_, i) =>
+    storeElement(element, host, i, Math.random() * 2 - 1),
+  );
   return { host, values };
-}
-
-function decode(element, host) {
-  if (element === 'f16') return Float64Array.from(host, f16BitsToF32);
-  if (element === 'bf16') return Float64Array.from(host, bf16BitsToF32);
-  return Float64Array.from(host);
-}
-
-function relL2(got, want) {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < want.length; i++) {
-    const e = got[i] - want[i];
-    num += e * e;
-    den += want[i] * want[i];
-  }
-  return den === 0 ? Number.POSITIVE_INFINITY : Math.sqrt(num / den);
 }
 
 function desc(t, element) {
@@ -161,7 +122,7 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
             .call(launch, el.kind)
             .run(stream, bufs[0].devicePtr, bufs[1].devicePtr, bufs[2].devicePtr, alpha, beta);
           stream.synchronizeSync();
-          const got = new prior.host.constructor(outCount);
+          const got = elementArray(name, outCount);
           bufs[2].downloadSync(got);
           const want = depthwiseHost(
             launch,
@@ -171,7 +132,10 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
             alpha,
             beta,
           );
-          const err = relL2(decode(name, got), want);
+          const err = relL2(
+            Float64Array.from(got, (_, i) => loadElement(name, got, i)),
+            want,
+          );
           const what = `${name} ${pass} ${launch.kernel}${launch.span ?? ''} c=${shape.c} in=${shape.in} k=${shape.k} pad=${shape.pad ?? 0} dil=${shape.dil ?? 1} grid=${launch.grid} ints-tail=${launch.ints.slice(-2)} alpha=${alpha} beta=${beta}`;
           if (!(err <= el.tol)) {
             failures++;

@@ -1,11 +1,5 @@
 #!/usr/bin/env node
 import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
-import {
-  bf16BitsToF32,
-  f16BitsToF32,
-  f32ToBf16Bits,
-  f32ToF16Bits,
-} from '../../types/dist/index.js';
 // Device smoke test for @baracuda/kernels (run on the GPU machine after `pnpm build`):
 //   node packages/kernels/scripts/device-smoke.mjs [--quick]
 // For f32/f16/bf16/f64 × ncdhw/ndhwc × heuristic/pinned it runs a tiny fw / bwData / bwFilter,
@@ -13,6 +7,7 @@ import {
 // and measures the per-run host overhead of runFw (1,000 calls without sync, µs per call)
 // for heuristic vs pinned. Exit code 1 if any check fails unexpectedly.
 import { Conv3dDescriptor, Conv3dPlan } from '../dist/index.js';
+import { elementArray, loadElement, relL2, storeElement } from './device-helpers.mjs';
 
 const quick = process.argv.includes('--quick');
 const stream = Stream.create();
@@ -34,12 +29,7 @@ function makeTensor(element, shape, strides, random) {
   const n = shape.reduce((a, b) => a * b, 1);
   const logical = new Float64Array(n);
   const bytes = { f64: 8, f32: 4, f16: 2, bf16: 2 }[element];
-  const host =
-    element === 'f64'
-      ? new Float64Array(n)
-      : element === 'f32'
-        ? new Float32Array(n)
-        : new Uint16Array(n);
+  const host = elementArray(element, n);
   let i = 0;
   for (let a = 0; a < shape[0]; a++)
     for (let b = 0; b < shape[1]; b++)
@@ -48,18 +38,7 @@ function makeTensor(element, shape, strides, random) {
           for (let e = 0; e < shape[4]; e++) {
             const off =
               a * strides[0] + b * strides[1] + c * strides[2] + d * strides[3] + e * strides[4];
-            let v = random();
-            if (element === 'f16') {
-              host[off] = f32ToF16Bits(v);
-              v = f16BitsToF32(host[off]);
-            } else if (element === 'bf16') {
-              host[off] = f32ToBf16Bits(v);
-              v = bf16BitsToF32(host[off]);
-            } else if (element === 'f32') {
-              host[off] = v;
-              v = host[off];
-            } else host[off] = v;
-            logical[i++] = v;
+            logical[i++] = storeElement(element, host, off, random());
           }
   const buffer = DeviceBuffer.alloc(n * bytes);
   buffer.uploadSync(host);
@@ -67,12 +46,7 @@ function makeTensor(element, shape, strides, random) {
 }
 
 function download(element, t) {
-  const host =
-    element === 'f64'
-      ? new Float64Array(t.n)
-      : element === 'f32'
-        ? new Float32Array(t.n)
-        : new Uint16Array(t.n);
+  const host = elementArray(element, t.n);
   t.buffer.downloadSync(host);
   const out = new Float64Array(t.n);
   const [A, B, Cc, D, E] = t.shape;
@@ -84,9 +58,7 @@ function download(element, t) {
         for (let d = 0; d < D; d++)
           for (let e = 0; e < E; e++) {
             const off = a * s[0] + b * s[1] + c * s[2] + d * s[3] + e * s[4];
-            const v = host[off];
-            out[i++] =
-              element === 'f16' ? f16BitsToF32(v) : element === 'bf16' ? bf16BitsToF32(v) : v;
+            out[i++] = loadElement(element, host, off);
           }
   return out;
 }
@@ -134,16 +106,6 @@ function reference(desc, x, w, dy) {
           }
     }
   return { y, dx, dw };
-}
-
-function relL2(got, want) {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < want.length; i++) {
-    num += (got[i] - want[i]) ** 2;
-    den += want[i] ** 2;
-  }
-  return Math.sqrt(num / Math.max(den, 1e-300));
 }
 
 const TOL = { f64: 1e-12, f32: 1e-5, f16: 5e-3, bf16: 3e-2 };

@@ -17,7 +17,7 @@ import {
   usesPairs,
   vectorTranspose,
 } from '../src/layout.ts';
-import { eventTimer } from './device-timing.mjs';
+import { eventTimer } from './device-helpers.mjs';
 
 const stream = Stream.create();
 const device = stream.device;
