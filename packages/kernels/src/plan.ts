@@ -2641,11 +2641,10 @@ export class Conv3dPlan {
     native: NativePass,
     bench: TuneBench,
   ): Generator<TimingEvent, number, void> {
+    const scalars = { alpha: 1, beta: 0, stream: this.#stream, userWs: null };
     const run = (i: number) => {
       const { x, w, y } = bench.sets[i]!;
-      if (pass === 'fw') native.call.run(this.#stream, x, w, y, 1, 0);
-      else if (pass === 'bwData') native.call.run(this.#stream, y, w, x, 1, 0);
-      else native.call.run(this.#stream, x, y, w, 1, 0);
+      this.#runNative(pass, native, x, w, y, scalars);
       return true;
     };
     return yield* this.#timeAsFinalist(bench, run, 1);
