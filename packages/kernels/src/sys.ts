@@ -273,7 +273,7 @@ const FALLBACK = {
   CUDNN_ATTR_ENGINE_NUMERICAL_NOTE: 1303,
 } as const;
 
-type ConstantName = keyof typeof FALLBACK;
+export type ConstantName = keyof typeof FALLBACK;
 
 /** A cuDNN constant: cudnn-sys's export when it has one, else our cuDNN 9 value. */
 export const C: { readonly [K in ConstantName]: number } = (() => {

@@ -1,0 +1,47 @@
+/** The vocabulary every layer of a plan shares: what a pass reports, a run's scalars. */
+import type { DeviceSlice } from '@baracuda/types';
+import type { MathPrecision } from '../compat.js';
+import type { StreamLike } from '../sys.js';
+
+/** What a plan chose for one pass. */
+export interface AlgorithmInfo {
+  /**
+   * 'graph': cuDNN's backend (graph) API with a cached execution plan; 'legacy':
+   * cudnnConvolution*; 'native': baracuda's own kernel (depthwise forward, backward-data and
+   * NCDHW backward-filter, cuda/depthwise.cu).
+   */
+  readonly path: 'graph' | 'legacy' | 'native';
+  /** e.g. `engine 12` or `CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM`. */
+  readonly name: string;
+  /** Engine global index (graph path). */
+  readonly engineIndex?: number;
+  /** Knob choices of the engine config (graph path). */
+  readonly knobs?: readonly { readonly knob: number; readonly value: number }[];
+  readonly numericalNotes: readonly string[];
+  readonly workspaceBytes: number;
+  readonly deterministic: boolean;
+  readonly mathPrecision: MathPrecision;
+}
+
+/** A run's common arguments, checked (`userWs` null: the plan's own workspace). */
+export interface RunScalars {
+  alpha: number;
+  beta: number;
+  stream: StreamLike;
+  userWs: DeviceSlice | null;
+}
+
+/** What a pass run another way reports: that way's choice, named as the way it runs. */
+export function renamed(info: AlgorithmInfo, suffix: string): AlgorithmInfo {
+  return Object.freeze({ ...info, name: `${info.name} ${suffix}` });
+}
+
+/** The options select resolved once (see `Conv3dPlanOptions`). */
+export interface ResolvedOptions {
+  readonly autotuneCachePath: string;
+  readonly passes: readonly ('fw' | 'bwData' | 'bwFilter')[];
+  readonly onProgress: ((message: string) => void) | undefined;
+  readonly ignoreErrata: readonly string[];
+  readonly bwDataAsForward: 'tuned' | 'always' | 'never';
+  readonly layoutDetour: 'tuned' | 'always' | 'never';
+}

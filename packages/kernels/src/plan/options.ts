@@ -1,0 +1,106 @@
+/** The options of `Conv3dPlan.select`, checked and their defaults settled. */
+import { InvalidArgumentError } from '@baracuda/types';
+import { defaultAutotuneCachePath } from '../autotune-cache.js';
+import { type Conv3dPass, PASSES } from '../core/pass.js';
+import type { ResolvedOptions } from '../core/types.js';
+
+/** Options of `Conv3dPlan.select`. */
+export interface Conv3dPlanOptions {
+  /**
+   * The autotune cache file. Defaults to `$BARACUDA_AUTOTUNE_CACHE`, else
+   * `$XDG_CACHE_HOME/baracuda/conv3d-autotune.json`, else `~/.cache/baracuda/conv3d-autotune.json`.
+   */
+  autotuneCachePath?: string;
+  /** The passes autotune tunes at select. Defaults to `['fw', 'bwData', 'bwFilter']`. */
+  passes?: Conv3dPass[];
+  /**
+   * Receives progress lines while tuning. Defaults to `undefined`: after 1 s of tuning, progress
+   * lines go to stderr.
+   */
+  onProgress?: (message: string) => void;
+  /**
+   * Ids of errata (see `CONV3D_ERRATA`) to run past anyway, with a warning. Defaults to the
+   * comma-separated `$BARACUDA_IGNORE_ERRATA`, else `[]`.
+   */
+  ignoreErrata?: string[];
+  /**
+   * Backward-data of a stride-1 layer as the forward convolution of dy with the filter transposed
+   * per group and flipped in space (the flip runs on our kernel into plan-owned scratch before each
+   * call). `'tuned'` (the default): autotune times it against the backward-data engines and takes
+   * it when faster; heuristic plans do not use it. `'always'`: heuristic and autotuned plans use it
+   * wherever it applies (tests, or where it is known to be faster). `'never'`: it is not used. Not
+   * used by pinned plans. Defaults to `$BARACUDA_BWDATA_AS_FORWARD`, else `'tuned'`.
+   */
+  bwDataAsForward?: 'tuned' | 'always' | 'never';
+  /**
+   * The layout detour: a problem run as the same problem in the other layout (NCDHW through
+   * NDHWC, NDHWC through NCDHW): our layout transposes of the operands into plan-owned scratch,
+   * that problem's own plan, and the result transposed back. cuDNN's engines for one layout often
+   * transpose to the other inside; ours move 90–97% of a copy's bandwidth on an H200. `'tuned'`
+   * (the default): autotune times it per pass against the engines for the problem's own layout
+   * and takes it when at least 2% faster (f32, TF32, f16 and bf16; not f64); heuristic plans do
+   * not use it. `'always'`: every pass takes it, heuristic or autotuned (tests, or where it is
+   * known to be faster). `'never'`: it is not used except where an erratum requires it. Never
+   * into a layout an erratum covers; not used by pinned plans. Defaults to
+   * `$BARACUDA_LAYOUT_DETOUR`, else `'tuned'`.
+   */
+  layoutDetour?: 'tuned' | 'always' | 'never';
+}
+
+/** The options checked, and their defaults settled, once per select. */
+export function resolveOptions(options: Conv3dPlanOptions | undefined): ResolvedOptions {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new InvalidArgumentError('options', 'an object or undefined', options);
+  }
+  const o = options ?? {};
+  const path = o.autotuneCachePath ?? defaultAutotuneCachePath();
+  if (typeof path !== 'string' || path.length === 0) {
+    throw new InvalidArgumentError('options.autotuneCachePath', 'a non-empty string', path);
+  }
+  const passes = o.passes ?? [...PASSES];
+  if (!Array.isArray(passes) || passes.some((p) => !PASSES.includes(p))) {
+    throw new InvalidArgumentError(
+      'options.passes',
+      "an array of 'fw', 'bwData' and 'bwFilter'",
+      passes,
+    );
+  }
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+    throw new InvalidArgumentError('options.onProgress', 'a function', o.onProgress);
+  }
+  const ignore =
+    o.ignoreErrata ??
+    (process.env.BARACUDA_IGNORE_ERRATA ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  if (!Array.isArray(ignore) || ignore.some((s) => typeof s !== 'string')) {
+    throw new InvalidArgumentError('options.ignoreErrata', 'an array of erratum ids', ignore);
+  }
+  return {
+    autotuneCachePath: path,
+    passes: [...new Set(passes)],
+    onProgress: o.onProgress,
+    ignoreErrata: ignore,
+    bwDataAsForward: detourOption(
+      o.bwDataAsForward,
+      'bwDataAsForward',
+      'BARACUDA_BWDATA_AS_FORWARD',
+    ),
+    layoutDetour: detourOption(o.layoutDetour, 'layoutDetour', 'BARACUDA_LAYOUT_DETOUR'),
+  };
+}
+
+/** A detour's option: as given, else from `$<env>`, else `'tuned'`; checked either way. */
+function detourOption(value: unknown, name: string, env: string): 'tuned' | 'always' | 'never' {
+  const fromEnv = value === undefined ? process.env[env] : undefined;
+  const chosen = value ?? (fromEnv || 'tuned');
+  if (chosen !== 'tuned' && chosen !== 'always' && chosen !== 'never') {
+    throw new InvalidArgumentError(
+      fromEnv ? `$${env}` : `options.${name}`,
+      "'tuned', 'always' or 'never'",
+      chosen,
+    );
+  }
+  return chosen;
+}

@@ -1,0 +1,251 @@
+/**
+ * Autotune's search on the graph API for one pass: every allowed candidate of the heuristics
+ * timed, the fastest few timed again, then a hill-climbing search over knob values no heuristic
+ * offers. The constants that shape it sit here, next to their use.
+ */
+import type { Conv3dPass } from '../../core/pass.js';
+import type { BuiltCandidate } from '../../cudnn/engine-configs.js';
+import { configId, knobSpace } from '../../cudnn/engine-configs.js';
+import { bindStream } from '../../cudnn/handle.js';
+import type { LegacyPass } from '../../cudnn/legacy.js';
+import { operationGraph, variantPack } from '../../cudnn/operation-graph.js';
+import type { GraphExec } from '../../exec/cudnn.js';
+import type { ExecContext } from '../../exec/executor.js';
+import {
+  engineName,
+  fastestIndices,
+  knobNeighbours,
+  mib,
+  nextSearchBases,
+  REDUCTION_KNOBS,
+  tuneFinalists,
+  tuneGiveUpMs,
+} from '../../policy.js';
+import { type BackendDescriptor, C, cudnn, type TimingEvent } from '../../sys.js';
+import { buildCandidate, candidates, finalizeAllowed, graphExec } from '../graph-choice.js';
+import type { TuneBench } from './bench.js';
+import type { TunedChoice } from './cache-codec.js';
+import { finalistReps, TUNE_ROUNDS, timeRuns } from './timing.js';
+
+/** Candidates within this factor of the fastest single run are timed again. */
+const TUNE_KEEP_RATIO = 1.3;
+/** At most this many finalists. */
+const TUNE_FINALISTS = 6;
+/** The knob search: around this many of the fastest finalists. */
+const TUNE_SEARCH_BASES = 2;
+/** The knob search: at most this many values of one knob. */
+const TUNE_SEARCH_VALUES = 12;
+/** The knob search: at most this many configs tried per search pass. */
+const TUNE_SEARCH_MAX = 48;
+/**
+ * The knob search: at most this many passes. A pass that finds a faster config starts another
+ * around it, so configs two or three knobs away from the heuristics' offers are reached.
+ */
+const TUNE_SEARCH_PASSES = 3;
+/**
+ * The knob search: per search pass, no more configs are built after this long, and none timed
+ * after twice this long (an engine that compiles its kernels at run time finalizes slowly).
+ */
+const TUNE_SEARCH_BUDGET_MS = 1500;
+/** The knob search: a config whose first time is within this factor of the leader's is timed again. */
+const TUNE_SEARCH_KEEP_RATIO = 1.1;
+/**
+ * A candidate whose warm-up run is this many times slower than the fastest so far (and
+ * {@link TUNE_GIVE_UP_MARGIN_MS} slower) is not timed again.
+ */
+const TUNE_GIVE_UP_RATIO = 4;
+/** See {@link TUNE_GIVE_UP_RATIO}. */
+const TUNE_GIVE_UP_MARGIN_MS = 10;
+
+/** The search's winner (its plan for alpha 1, beta 0, 16-byte alignment), or the legacy fallback. */
+export type GraphSearchResult =
+  | { readonly exec: GraphExec; readonly choice: TunedChoice; readonly legacy?: undefined }
+  | { readonly legacy: LegacyPass; readonly exec?: undefined };
+
+/**
+ * Tune the pass on the graph API. Every allowed candidate of heuristic modes A, B and FALLBACK
+ * is timed once after a timed warm-up run (see {@link timeRuns}); a hopeless one (see
+ * {@link tuneGiveUpMs}) is not timed further. The few within {@link TUNE_KEEP_RATIO} of the
+ * fastest are timed again ({@link finalistReps} runs each), in turn, {@link TUNE_ROUNDS}
+ * times over. Then a knob search: the configs one knob away from the fastest
+ * {@link TUNE_SEARCH_BASES} (cuDNN's knob ranges; no heuristic mode offers most of them), within
+ * {@link TUNE_SEARCH_BUDGET_MS}; those close to the leader are timed in turn with it, and when
+ * one of them wins, the configs one knob away from it are searched next, at most
+ * {@link TUNE_SEARCH_PASSES} passes (see {@link nextSearchBases}). Returns
+ * the winner with its execution plan, installing nothing; or, when no graph engine runs the pass,
+ * the legacy API's choice.
+ */
+export function* searchGraph(
+  ctx: ExecContext,
+  pass: Conv3dPass,
+  bench: TuneBench,
+  progress: (message: string) => void,
+): Generator<TimingEvent, GraphSearchResult, void> {
+  const d = ctx.desc;
+  const scope = ctx.scope;
+  const { graph, parts } = operationGraph(scope, d, pass, 1, 0, 16);
+  const offered = candidates(ctx, graph, [
+    C.CUDNN_HEUR_MODE_A,
+    C.CUDNN_HEUR_MODE_B,
+    C.CUDNN_HEUR_MODE_FALLBACK,
+  ]);
+  const built: BuiltCandidate[] = [];
+  for (const c of offered) {
+    const b = finalizeAllowed(ctx, c, (bytes) =>
+      progress(
+        `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: needs ${mib(bytes)} of workspace, over maxWorkspaceBytes (${mib(ctx.preference.maxWorkspaceBytes)})`,
+      ),
+    );
+    if (b !== null) built.push(b);
+    else scope.destroyBackend(c.cfg);
+  }
+  const fallback = (): GraphSearchResult => {
+    for (const p of parts) scope.destroyBackend(p);
+    return { legacy: ctx.legacy.heuristic(pass) };
+  };
+  if (built.length === 0) return fallback();
+  const shared = scope.handle;
+  bindStream(shared, bench.stream.raw, ctx.problem);
+  const timings: number[] = built.map(() => Number.POSITIVE_INFINITY);
+  /** Each timed candidate's variant packs, one per operand set, and the workspace they name. */
+  const packsOf = new Map<number, { workspace: bigint; packs: BackendDescriptor[] }>();
+  const dropPacks = (i: number) => {
+    for (const vp of packsOf.get(i)?.packs ?? []) scope.destroyBackend(vp);
+    packsOf.delete(i);
+  };
+  const timeCandidate = function* (
+    i: number,
+    reps: number,
+    giveUpMs?: number,
+  ): Generator<TimingEvent, number, void> {
+    const b = built[i]!;
+    const workspace = bench.workspace(b.workspaceBytes);
+    // Every set's variant pack is made before the runs (made between them, it would hold the GPU
+    // up and be timed), once per candidate and workspace: a candidate is timed several times.
+    let made = packsOf.get(i);
+    if (made === undefined || made.workspace !== workspace) {
+      dropPacks(i);
+      made = { workspace, packs: [] };
+      packsOf.set(i, made);
+      for (const { x, w, y } of bench.sets) {
+        made.packs.push(variantPack(scope, x, w, y, workspace));
+      }
+    }
+    const packs = made.packs;
+    const run = (set: number) =>
+      cudnn.cudnnBackendExecute(shared.handle, b.plan, packs[set]!) === 0;
+    return yield* timeRuns(bench, run, reps, giveUpMs);
+  };
+  try {
+    for (let i = 0; i < built.length; i++) {
+      const giveUp = tuneGiveUpMs(Math.min(...timings), TUNE_GIVE_UP_RATIO, TUNE_GIVE_UP_MARGIN_MS);
+      timings[i] = yield* timeCandidate(i, 1, giveUp);
+      const name = engineName(built[i]!.c.engineIndex, built[i]!.c.knobs);
+      const note = timings[i]! > giveUp ? ' (warm-up run; not timed again)' : '';
+      progress(
+        `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} ${name} ${timings[i]!.toFixed(3)} ms${note}`,
+      );
+    }
+    // Finalists are timed in turn, TUNE_ROUNDS times over, each keeping its best round: a
+    // candidate timed while the GPU's clock dips is not ranked by that alone.
+    const timeFinalists = function* (
+      indices: readonly number[],
+    ): Generator<TimingEvent, void, void> {
+      for (let round = 0; round < TUNE_ROUNDS; round++) {
+        for (const i of indices) {
+          const t = yield* timeCandidate(i, finalistReps(timings[i]!));
+          timings[i] = round === 0 ? t : Math.min(timings[i]!, t);
+        }
+      }
+    };
+    const finalists = tuneFinalists(timings, TUNE_KEEP_RATIO, TUNE_FINALISTS);
+    if (finalists.length > 1) yield* timeFinalists(finalists);
+    // Knob search: the configs one knob away from the fastest finalists, which no heuristic
+    // mode offered. Each is timed once; those close to the leader are timed again with the
+    // leader, back to back. When a searched config becomes the leader, the next pass searches
+    // around it (hill climbing), at most TUNE_SEARCH_PASSES passes.
+    const seen = new Set(built.map((b) => configId(b.c.engineIndex, b.c.knobs)));
+    const skip = ctx.preference.deterministic ? REDUCTION_KNOBS : undefined;
+    let bases = fastestIndices(timings, TUNE_SEARCH_BASES);
+    for (let searchPass = 1; searchPass <= TUNE_SEARCH_PASSES && bases.length > 0; searchPass++) {
+      const firstSearched = built.length;
+      const searchStarted = Date.now();
+      const searching = (budget: number) => Date.now() - searchStarted < budget;
+      for (const base of bases.map((i) => built[i]!.c)) {
+        const space = knobSpace(scope, base.cfg);
+        for (const knobs of knobNeighbours(base.knobs, space, TUNE_SEARCH_VALUES, skip)) {
+          if (built.length - firstSearched >= TUNE_SEARCH_MAX || !searching(TUNE_SEARCH_BUDGET_MS))
+            break;
+          const asked = configId(base.engineIndex, knobs);
+          if (seen.has(asked)) continue;
+          seen.add(asked);
+          const b = buildCandidate(ctx, graph, base.engineIndex, knobs);
+          if (b === null) continue;
+          // cuDNN may read a config back with other knobs than asked: dedupe on what it reports.
+          const id = configId(b.c.engineIndex, b.c.knobs);
+          if (id !== asked && seen.has(id)) {
+            scope.destroyBackend(b.plan);
+            scope.destroyBackend(b.c.cfg);
+            continue;
+          }
+          seen.add(id);
+          built.push(b);
+          timings.push(Number.POSITIVE_INFINITY);
+        }
+      }
+      if (built.length === firstSearched) break;
+      progress(
+        `${d.describe()} ${pass}: knob search${searchPass > 1 ? ` pass ${searchPass}` : ''}: ${built.length - firstSearched} more configs of engine ${[...new Set(bases.map((i) => built[i]!.c.engineIndex))].join(', ')}`,
+      );
+      const leader = bases[0]!;
+      for (let i = firstSearched; i < built.length && searching(2 * TUNE_SEARCH_BUDGET_MS); i++) {
+        const giveUp = tuneGiveUpMs(timings[leader]!, TUNE_GIVE_UP_RATIO, TUNE_GIVE_UP_MARGIN_MS);
+        timings[i] = yield* timeCandidate(i, 1, giveUp);
+        const name = engineName(built[i]!.c.engineIndex, built[i]!.c.knobs);
+        progress(
+          `${d.describe()} ${pass}: searched ${i - firstSearched + 1}/${built.length - firstSearched} ${name} ${timings[i]!.toFixed(3)} ms`,
+        );
+      }
+      const challengers = fastestIndices(
+        timings.map((t, i) => (i >= firstSearched ? t : Number.POSITIVE_INFINITY)),
+        TUNE_FINALISTS,
+      ).filter((i) => timings[i]! <= timings[leader]! * TUNE_SEARCH_KEEP_RATIO);
+      for (let i = firstSearched; i < built.length; i++) {
+        if (!challengers.includes(i)) timings[i] = Number.POSITIVE_INFINITY;
+      }
+      if (challengers.length === 0) break;
+      yield* timeFinalists([leader, ...challengers]);
+      bases = nextSearchBases(timings, firstSearched);
+    }
+  } catch (error) {
+    for (const b of built) {
+      scope.destroyBackend(b.plan);
+      scope.destroyBackend(b.c.cfg);
+    }
+    for (const p of parts) scope.destroyBackend(p);
+    throw error;
+  } finally {
+    for (const i of [...packsOf.keys()]) dropPacks(i);
+  }
+  let best = -1;
+  for (let i = 0; i < built.length; i++) {
+    if (Number.isFinite(timings[i]!) && (best < 0 || timings[i]! < timings[best]!)) best = i;
+  }
+  for (let i = 0; i < built.length; i++) {
+    if (i !== best) {
+      scope.destroyBackend(built[i]!.plan);
+      scope.destroyBackend(built[i]!.c.cfg);
+    }
+  }
+  if (best < 0) return fallback();
+  const winner = built[best]!;
+  const exec = graphExec(ctx, winner, 1, 0, 16);
+  const timeMs = timings[best]!;
+  progress(
+    `${d.describe()} ${pass}: chose ${exec.info.name} (${timeMs.toFixed(3)} ms) of ${built.length}`,
+  );
+  return {
+    exec,
+    choice: { kind: 'engine', engineIndex: winner.c.engineIndex, knobs: winner.c.knobs, timeMs },
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * Autotune, per pass: the cache's choice when it has one (or one stale warning and the
+ * heuristics), else the graph search, then each candidate that applies (our depthwise kernels,
+ * backward-data as a forward pass, the layout detour) in a fixed order, each kept when it wins;
+ * the result installed in one step, then written to the cache. A failure part way installs
+ * nothing: the pass is left to the heuristics, as if never tuned, and the warning says so.
+ */
+import { ElementKind } from '@baracuda/types';
+import { autotuneKey, readAutotuneCache, writeAutotuneEntry } from '../../autotune-cache.js';
+import type { Conv3dPass } from '../../core/pass.js';
+import type { ResolvedOptions } from '../../core/types.js';
+import type { LegacyPass } from '../../cudnn/legacy.js';
+import { BWDATA_AS_FW_SUFFIX, type BwDataAsForwardExecutor } from '../../exec/bwdata-as-fw.js';
+import type { GraphExec } from '../../exec/cudnn.js';
+import type { DepthwiseExecutor } from '../../exec/depthwise.js';
+import { depthwiseExecutor } from '../../exec/depthwise.js';
+import { detourWins, engineName, mib } from '../../policy.js';
+import type { TimingEvent } from '../../sys.js';
+import type { PlanCore } from '../core.js';
+import { type TuneBench, tuneBench } from './bench.js';
+import { decodeEntry, encodeChoice, type TunedChoice } from './cache-codec.js';
+import {
+  makeBwDataAsForward,
+  timeBwDataAsForward,
+  timeDepthwise,
+  timeLayoutDetour,
+} from './candidates.js';
+import { searchGraph } from './graph-search.js';
+
+/**
+ * What select does after making the plan: backward-data as a forward pass where
+ * `options.bwDataAsForward` is `'always'`, then, with `algorithm: 'autotune'`, tuning the passes
+ * in `options.passes`. Yields the events to wait on (select awaits them, selectSync blocks).
+ */
+export function* prepare(
+  core: PlanCore,
+  opts: ResolvedOptions,
+): Generator<TimingEvent, void, void> {
+  // The inner plan of a layout detour every pass takes tunes; any other plan itself.
+  const tuner = core.everyPassDetour?.inner ?? core;
+  const algorithm = core.ctx.preference.algorithm;
+  if (opts.bwDataAsForward === 'always' && algorithm !== 'pinned') {
+    const asForward = yield* makeBwDataAsForward(tuner, opts, tunePass);
+    if (asForward !== null) tuner.useAsForward(asForward);
+  }
+  if (algorithm === 'autotune') {
+    for (const pass of opts.passes) yield* tunePass(tuner, pass, opts);
+    core.dropUnusedDetour();
+  }
+}
+
+function stale(what: string, core: PlanCore, pass: Conv3dPass, tail: string): void {
+  process.emitWarning(
+    `The autotune cache's ${what} for ${core.ctx.problem} ${pass} ${tail}; using ${core.executor(pass).info().name}`,
+    { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_STALE' },
+  );
+}
+
+/** The pass as its cached choice makes it (or a stale warning, and the heuristics). */
+function* fromCache(
+  core: PlanCore,
+  pass: Conv3dPass,
+  cached: TunedChoice,
+  opts: ResolvedOptions,
+): Generator<TimingEvent, void, void> {
+  if (cached.kind === 'layoutDetour') {
+    if (core.detourTunable()) {
+      const detour = core.ensureDetour();
+      // Its inner plan's choice comes from the cache too (its own entry), or is tuned again.
+      yield* tunePass(detour.inner, pass, opts);
+      core.install(pass, cached, { detour: true });
+      return;
+    }
+    stale('layout detour', core, pass, 'does not apply here');
+    return;
+  }
+  if (cached.kind === 'bwDataAsForward') {
+    const asForward = pass === 'bwData' ? yield* makeBwDataAsForward(core, opts, tunePass) : null;
+    if (asForward !== null) {
+      core.install(pass, cached, { asForward });
+      return;
+    }
+    stale(`backward-data ${BWDATA_AS_FW_SUFFIX}`, core, pass, 'does not apply');
+    return;
+  }
+  core.install(pass, cached, {});
+  if (cached.kind === 'depthwise' && core.depthwise(pass) !== null) return;
+  const exec = core.cudnn(pass).defaultChoice();
+  const wanted =
+    cached.kind === 'engine'
+      ? engineName(cached.engineIndex, cached.knobs)
+      : "baracuda's depthwise kernel";
+  if ('variantPacks' in exec && exec.info.name !== wanted) {
+    process.emitWarning(
+      `The autotune cache's ${wanted} for ${core.ctx.problem} ${pass} is no longer offered; using ${exec.info.name}`,
+      { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_STALE' },
+    );
+  }
+}
+
+/**
+ * Tune one pass, or take its choice from the autotune cache. Yields the events to wait on. A
+ * pass that cannot be tuned (for example, no memory for the scratch buffers) is left to the
+ * heuristics, with a warning.
+ */
+export function* tunePass(
+  core: PlanCore,
+  pass: Conv3dPass,
+  opts: ResolvedOptions,
+): Generator<TimingEvent, void, void> {
+  const { ctx } = core;
+  const d = ctx.desc;
+  // Made already: options.bwDataAsForward is 'always'.
+  if (pass === 'bwData' && core.asForward !== undefined) return;
+  const key = autotuneKey({
+    problem: d.describe(),
+    pass,
+    scalingKind: d.element === ElementKind.F64 ? 'f64' : 'f32',
+    deterministic: ctx.preference.deterministic,
+    allowTf32: ctx.preference.allowTf32,
+    deviceName: ctx.device.name,
+    computeCapability: ctx.device.computeCapability,
+    cudnnVersion: ctx.cudnnVersion,
+  });
+  const entry = readAutotuneCache(opts.autotuneCachePath).entries[key];
+  let cached = entry === undefined ? undefined : decodeEntry(entry);
+  // Not to be used: tuned again, without it.
+  if (
+    (cached?.kind === 'bwDataAsForward' && opts.bwDataAsForward === 'never') ||
+    (cached?.kind === 'layoutDetour' && opts.layoutDetour === 'never')
+  ) {
+    cached = undefined;
+  }
+  if (cached !== undefined) {
+    yield* fromCache(core, pass, cached, opts);
+    return;
+  }
+  const started = Date.now();
+  const progress = (message: string) => {
+    if (opts.onProgress) opts.onProgress(message);
+    else if (Date.now() - started > 1000) process.stderr.write(`baracuda autotune: ${message}\n`);
+  };
+  let bench: TuneBench;
+  try {
+    bench = tuneBench(ctx);
+  } catch (error) {
+    tuneFailed(core, pass, error);
+    return;
+  }
+  const sets = bench.sets.length;
+  progress(
+    `${d.describe()} ${pass}: timing on ${sets} operand set${sets > 1 ? 's' : ''} of ${mib(bench.setBytes)}${sets > 1 ? ', rotated run by run past L2' : ''}`,
+  );
+  const result = new Tuned();
+  try {
+    yield* tuneCandidates(core, pass, bench, opts, progress, result);
+    result.installIn(core, pass);
+    if (result.choice !== null)
+      writeAutotuneEntry(opts.autotuneCachePath, key, encodeChoice(result.choice));
+  } catch (error) {
+    result.discard(core);
+    tuneFailed(core, pass, error);
+  } finally {
+    bench.dispose();
+  }
+}
+
+/** A pass's tuning result so far: nothing of it is installed until {@link Tuned.installIn}. */
+class Tuned {
+  choice: TunedChoice | null = null;
+  /** The graph search's winner: the pass's cuDNN plan whichever route wins. */
+  graph: GraphExec | undefined;
+  /** The legacy API's choice where no graph engine runs the pass. */
+  legacy: LegacyPass | undefined;
+  /** Our depthwise kernels: the route when they won, null when they lost. */
+  depthwise: DepthwiseExecutor | null | undefined;
+  asForward: BwDataAsForwardExecutor<PlanCore> | undefined;
+  detour = false;
+
+  /** Install it in one step. */
+  installIn(core: PlanCore, pass: Conv3dPass): void {
+    const cudnn = core.cudnn(pass);
+    if (this.graph !== undefined) cudnn.install(this.graph);
+    if (this.legacy !== undefined) cudnn.installLegacy(this.legacy);
+    if (this.choice === null) return;
+    core.install(pass, this.choice, {
+      depthwise: this.depthwise,
+      asForward: this.asForward,
+      detour: this.detour,
+    });
+  }
+
+  /** Drop what a failed tuning made. */
+  discard(core: PlanCore): void {
+    const scope = core.ctx.scope;
+    if (this.graph !== undefined) {
+      this.graph.variantPacks.clear();
+      scope.destroyBackend(this.graph.plan);
+    }
+    this.asForward?.inner.dispose();
+  }
+
+  /** What a faster candidate makes of the result. */
+  take(choice: TunedChoice): void {
+    this.choice = choice;
+  }
+
+  get timeMs(): number {
+    return this.choice?.timeMs ?? Number.POSITIVE_INFINITY;
+  }
+}
+
+/** The graph search, then our depthwise kernels, backward-data as forward and the layout detour. */
+function* tuneCandidates(
+  core: PlanCore,
+  pass: Conv3dPass,
+  bench: TuneBench,
+  opts: ResolvedOptions,
+  progress: (message: string) => void,
+  result: Tuned,
+): Generator<TimingEvent, void, void> {
+  const { ctx } = core;
+  const problem = ctx.problem;
+  const searched = yield* searchGraph(ctx, pass, bench, progress);
+  if (searched.exec !== undefined) {
+    result.graph = searched.exec;
+    result.take(searched.choice);
+  } else {
+    result.legacy = searched.legacy;
+  }
+  const depthwise = depthwiseExecutor(ctx, pass);
+  if (depthwise !== null) {
+    const ms = yield* timeDepthwise(depthwise, bench);
+    const wins = result.choice === null || ms < result.timeMs;
+    progress(
+      `${problem} ${pass}: ${depthwise.info().name} ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`,
+    );
+    if (wins) {
+      result.take({ kind: 'depthwise', timeMs: ms });
+      result.depthwise = depthwise;
+    } else {
+      result.depthwise = null;
+    }
+  }
+  if (pass === 'bwData' && opts.bwDataAsForward === 'tuned') {
+    const asForward = yield* makeBwDataAsForward(core, opts, tunePass);
+    if (asForward !== null) {
+      let ms: number;
+      try {
+        ms = yield* timeBwDataAsForward(asForward, bench);
+      } catch (error) {
+        asForward.inner.dispose();
+        throw error;
+      }
+      const wins = detourWins(ms, result.timeMs);
+      progress(
+        `${problem} ${pass}: ${BWDATA_AS_FW_SUFFIX} (${asForward.inner.executor('fw').info().name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`,
+      );
+      if (wins) {
+        result.take({ kind: 'bwDataAsForward', timeMs: ms });
+        result.depthwise = null;
+        result.asForward = asForward;
+      } else {
+        asForward.inner.dispose();
+      }
+    }
+  }
+  if (opts.layoutDetour === 'tuned' && core.detourTunable()) {
+    yield* tuneDetour(core, pass, bench, opts, progress, result);
+  }
+}
+
+/**
+ * Time the layout detour for `pass` (the other layout's plan tuned first, under its own cache
+ * entry) and take it when {@link detourWins} over the result so far. A detour that cannot be
+ * timed (no memory for its scratch, say) is left out with a progress line.
+ */
+function* tuneDetour(
+  core: PlanCore,
+  pass: Conv3dPass,
+  bench: TuneBench,
+  opts: ResolvedOptions,
+  progress: (message: string) => void,
+  result: Tuned,
+): Generator<TimingEvent, void, void> {
+  const other = core.ctx.desc.layout === 'ncdhw' ? 'NDHWC' : 'NCDHW';
+  const what = `${core.ctx.problem} ${pass}: via ${other}`;
+  let ms: number;
+  let name: string;
+  try {
+    const detour = core.ensureDetour();
+    const inner = detour.inner;
+    yield* tunePass(inner, pass, opts);
+    name = inner.executor(pass).info().name;
+    ms = yield* timeLayoutDetour(detour, pass, bench);
+  } catch (error) {
+    progress(`${what} not timed (${error instanceof Error ? error.message : String(error)})`);
+    return;
+  }
+  const wins = detourWins(ms, result.timeMs);
+  progress(`${what} (${name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
+  if (!wins) return;
+  result.take({ kind: 'layoutDetour', timeMs: ms });
+  result.depthwise = null;
+  result.detour = true;
+  if (result.asForward !== undefined) {
+    result.asForward.inner.dispose();
+    result.asForward = undefined;
+  }
+}
+
+function tuneFailed(core: PlanCore, pass: Conv3dPass, error: unknown): void {
+  process.emitWarning(
+    `Could not autotune ${core.ctx.problem} ${pass} (${error instanceof Error ? error.message : String(error)}); it uses the heuristic choice instead`,
+    { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_FAILED' },
+  );
+}

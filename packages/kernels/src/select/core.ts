@@ -1,0 +1,326 @@
+/**
+ * A problem's plan without its public face: the context its executors share, and per pass the
+ * executor that runs it, chosen on first use in the one dispatch order there is (our depthwise
+ * kernels, backward-data as a forward pass, the layout detour, cuDNN) from what the selection
+ * (heuristic, pinned, or autotune's installed choices) left. A detour's inner problem is a
+ * PlanCore of its own, sharing the handle.
+ */
+import { DisposedError, ElementKind } from '@baracuda/types';
+import type { ResolvedPlanPreference } from '../compat.js';
+import { type Conv3dPass, PASSES } from '../core/pass.js';
+import type { AlgorithmInfo } from '../core/types.js';
+import { acquireHandle, type SharedHandle } from '../cudnn/handle.js';
+import { LegacyApi } from '../cudnn/legacy.js';
+import { CudnnScope } from '../cudnn/scope.js';
+import { depthwiseUntuned } from '../depthwise.js';
+import type { Conv3dDescriptor } from '../descriptor.js';
+import { type Erratum, errataFor } from '../errata.js';
+import type { BwDataAsForwardExecutor } from '../exec/bwdata-as-fw.js';
+import { CudnnExecutor } from '../exec/cudnn.js';
+import { type DepthwiseExecutor, depthwiseExecutor } from '../exec/depthwise.js';
+import type { ExecContext, InnerPlan, PassExecutor } from '../exec/executor.js';
+import { LayoutDetour, otherLayout } from '../exec/layout-detour.js';
+import { LayoutKernels, layoutTransposes, transposeGrid } from '../layout.js';
+import type { DeviceLike, StreamLike } from '../sys.js';
+import type { TunedChoice } from './autotune/cache-codec.js';
+import { selectGraph } from './graph-choice.js';
+
+/** @internal What one pass has so far. */
+interface PassState {
+  /** Our depthwise kernels run the pass (null: they do not; undefined: not decided yet). */
+  depthwise: DepthwiseExecutor | null | undefined;
+  /** The pass on cuDNN (made on first use). */
+  cudnn: CudnnExecutor | undefined;
+  /** What autotune chose (now or from its cache). */
+  tuned: TunedChoice | undefined;
+  /** Autotune (now or from its cache) chose the layout detour for this pass. */
+  detour: boolean;
+}
+
+/**
+ * Whether the layout detour may take `desc` into its other layout: no erratum covers that layout
+ * (the f16/bf16 NCDHW defect of cuDNN 9.8–9.14 keeps NDHWC problems where they are).
+ */
+export function otherLayoutClean(
+  desc: Conv3dDescriptor,
+  version: number,
+  pref: ResolvedPlanPreference,
+): boolean {
+  return errataFor(otherLayout(desc), version, pref).length === 0;
+}
+
+/** @internal */
+export class PlanCore implements InnerPlan {
+  readonly ctx: ExecContext;
+  /** Ids of errata that changed what this plan does. */
+  readonly errataApplied: readonly string[];
+  /** This plan is a layout detour's inner plan, which takes no layout detour of its own. */
+  readonly isTwin: boolean;
+  readonly #passes: Record<Conv3dPass, PassState>;
+  #disposed = false;
+  /**
+   * The layout detour: made at creation when a 'via-ndhwc' erratum applies or `layoutDetour` is
+   * `'always'` (every pass takes it), or by autotune when it times faster for some pass.
+   */
+  #detour: LayoutDetour<PlanCore> | undefined;
+  /** Our layout kernels for this plan's detour: undefined until asked, null when unusable. */
+  #layout: LayoutKernels | null | undefined;
+  /** Backward-data as a forward pass, when chosen. */
+  #asForward: BwDataAsForwardExecutor<PlanCore> | undefined;
+
+  constructor(
+    stream: StreamLike,
+    device: DeviceLike,
+    desc: Conv3dDescriptor,
+    preference: ResolvedPlanPreference,
+    cudnnVersion: number,
+    handle: SharedHandle,
+    errataApplied: string[],
+    options: { isTwin?: boolean; detour?: { erratum: Erratum | undefined; inner: PlanCore } } = {},
+  ) {
+    const problem = desc.describe();
+    const scope = new CudnnScope(this, handle, problem, device);
+    this.ctx = {
+      desc,
+      problem,
+      preference,
+      cudnnVersion,
+      stream,
+      device,
+      scope,
+      legacy: new LegacyApi(scope, desc, preference),
+    };
+    this.errataApplied = Object.freeze(errataApplied);
+    this.isTwin = options.isTwin ?? false;
+    const state = (): PassState => ({
+      depthwise: undefined,
+      cudnn: undefined,
+      tuned: undefined,
+      detour: false,
+    });
+    this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
+    const d = options.detour;
+    if (d !== undefined) this.#detour = this.#makeDetour(d.erratum, true, d.inner);
+  }
+
+  /**
+   * The problem in the other layout as its own plan (heuristics, autotune and legacy fallback as
+   * for any problem), sharing the device's handle: the layout detour's.
+   */
+  static twin(
+    stream: StreamLike,
+    device: DeviceLike,
+    desc: Conv3dDescriptor,
+    pref: ResolvedPlanPreference,
+    version: number,
+  ): PlanCore {
+    const innerDesc = otherLayout(desc);
+    const handle = acquireHandle(device.ordinal, innerDesc.describe());
+    return new PlanCore(stream, device, innerDesc, pref, version, handle, [], { isTwin: true });
+  }
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  checkNotDisposed(): void {
+    if (this.#disposed) throw new DisposedError('Conv3dPlan');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // the one dispatch order
+
+  /** The executor that runs `pass`: ours, backward-data as forward, the layout detour, or cuDNN. */
+  executor(pass: Conv3dPass): PassExecutor {
+    const depthwise = this.depthwise(pass);
+    if (depthwise !== null) return depthwise;
+    if (pass === 'bwData' && this.#asForward !== undefined) return this.#asForward;
+    const detour = this.detourFor(pass);
+    if (detour !== undefined) return detour.executor(pass);
+    return this.cudnn(pass);
+  }
+
+  /** What runs `pass` as built so far, deciding nothing. */
+  built(pass: Conv3dPass): AlgorithmInfo | undefined {
+    const st = this.#passes[pass];
+    if (st.depthwise) return st.depthwise.built();
+    if (pass === 'bwData' && this.#asForward !== undefined) return this.#asForward.built();
+    const detour = this.detourFor(pass);
+    if (detour !== undefined) return detour.inner.built(pass);
+    return st.cudnn?.built();
+  }
+
+  /** What every pass built so far runs. */
+  builtInfos(): AlgorithmInfo[] {
+    return PASSES.map((p) => this.built(p)).filter((i): i is AlgorithmInfo => i !== undefined);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // the routes' state
+
+  /**
+   * Whether our depthwise kernels run the pass, decided once: every pass of a depthwise problem
+   * they take, except in pinned mode, or when autotune (now or from its cache) chose something
+   * else. An untuned pass takes them where {@link depthwiseUntuned} says.
+   */
+  depthwise(pass: Conv3dPass): DepthwiseExecutor | null {
+    const st = this.#passes[pass];
+    if (st.depthwise !== undefined) return st.depthwise;
+    const tuned = st.tuned;
+    const allowed =
+      this.ctx.preference.algorithm !== 'pinned' &&
+      (tuned === undefined || tuned.kind === 'depthwise');
+    const candidate = allowed ? depthwiseExecutor(this.ctx, pass) : null;
+    st.depthwise =
+      candidate !== null && (tuned !== undefined || depthwiseUntuned(candidate.call.launch))
+        ? candidate
+        : null;
+    return st.depthwise;
+  }
+
+  /** The pass on cuDNN: the pinned legacy algorithm, or the graph API as selected (tuned choice first). */
+  cudnn(pass: Conv3dPass): CudnnExecutor {
+    const st = this.#passes[pass];
+    if (st.cudnn === undefined) {
+      const build =
+        this.ctx.preference.algorithm === 'pinned'
+          ? null
+          : (alpha: number, beta: number, align: number) =>
+              selectGraph(this.ctx, pass, alpha, beta, align, st.tuned);
+      st.cudnn = new CudnnExecutor(this.ctx, pass, build);
+    }
+    return st.cudnn;
+  }
+
+  /** The layout detour when it runs `pass`: every pass, or the passes autotune chose it for. */
+  detourFor(pass: Conv3dPass): LayoutDetour<PlanCore> | undefined {
+    const d = this.#detour;
+    return d !== undefined && (d.every || this.#passes[pass].detour) ? d : undefined;
+  }
+
+  /** The detour every pass takes, if there is one. */
+  get everyPassDetour(): LayoutDetour<PlanCore> | undefined {
+    return this.#detour?.every === true ? this.#detour : undefined;
+  }
+
+  /** Backward-data as a forward pass, if chosen. */
+  get asForward(): BwDataAsForwardExecutor<PlanCore> | undefined {
+    return this.#asForward;
+  }
+
+  /** What autotune chose for `pass`, if it did. */
+  tuned(pass: Conv3dPass): TunedChoice | undefined {
+    return this.#passes[pass].tuned;
+  }
+
+  /**
+   * Autotune's result for one pass, installed in one step: the choice (the cache's entry), the
+   * route it takes, and the tuned cuDNN plan where it found one (kept for the pass's cuDNN
+   * executor, which also serves other alpha/beta/alignment keys).
+   */
+  install(
+    pass: Conv3dPass,
+    choice: TunedChoice,
+    route: {
+      depthwise?: DepthwiseExecutor | null;
+      asForward?: BwDataAsForwardExecutor<PlanCore>;
+      detour?: boolean;
+    },
+  ): void {
+    const st = this.#passes[pass];
+    st.tuned = choice;
+    if (route.depthwise !== undefined) st.depthwise = route.depthwise;
+    if (route.asForward !== undefined) this.#asForward = route.asForward;
+    if (route.detour === true) st.detour = true;
+  }
+
+  /** Backward-data as a forward pass for every select with `bwDataAsForward: 'always'`. */
+  useAsForward(asForward: BwDataAsForwardExecutor<PlanCore>): void {
+    this.#asForward = asForward;
+  }
+
+  /** Drop a backward-data-as-forward executor that lost to the layout detour. */
+  dropAsForward(): void {
+    this.#asForward?.inner.dispose();
+    this.#asForward = undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // the layout detour
+
+  #makeDetour(
+    erratum: Erratum | undefined,
+    every: boolean,
+    inner: PlanCore,
+  ): LayoutDetour<PlanCore> {
+    return new LayoutDetour(this.ctx, () => this.layoutKernels(), erratum, every, inner);
+  }
+
+  /**
+   * Whether autotune times the layout detour (see `options.layoutDetour`): a problem of f32, TF32,
+   * f16 or bf16 (f64 has no tensor-core engines to gain), not itself a detour's inner plan, that
+   * does not take it for every pass already, whose other layout no erratum covers (the f16/bf16
+   * NCDHW defect of cuDNN 9.8–9.14: an NDHWC problem does not detour into it), on a device where
+   * our layout kernels load.
+   */
+  detourTunable(): boolean {
+    const { desc: d, preference, cudnnVersion } = this.ctx;
+    return (
+      !this.isTwin &&
+      d.element !== ElementKind.F64 &&
+      preference.algorithm === 'autotune' &&
+      this.#detour?.every !== true &&
+      otherLayoutClean(d, cudnnVersion, preference) &&
+      this.layoutKernels() !== null
+    );
+  }
+
+  /** The detour autotune times, made on first use; kept only if some pass takes it. */
+  ensureDetour(): LayoutDetour<PlanCore> {
+    if (this.#detour !== undefined) return this.#detour;
+    const { stream, device, desc, preference, cudnnVersion } = this.ctx;
+    const inner = PlanCore.twin(stream, device, desc, preference, cudnnVersion);
+    this.#detour = this.#makeDetour(undefined, false, inner);
+    return this.#detour;
+  }
+
+  /** Drop an autotuned detour no pass took, with its plan and its x and y scratch. */
+  dropUnusedDetour(): void {
+    const d = this.#detour;
+    if (d === undefined || d.every || PASSES.some((p) => this.#passes[p].detour)) return;
+    this.#detour = undefined;
+    d.inner.dispose();
+    this.ctx.scope.dropScratch(['x', 'y']);
+  }
+
+  /** Our layout kernels for this plan's transposes, or null (then cudnnTransformTensor serves). */
+  layoutKernels(): LayoutKernels | null {
+    if (this.#layout !== undefined) return this.#layout;
+    const { device, desc, problem } = this.ctx;
+    const loaded = LayoutKernels.forDevice(device);
+    const shapes = Object.values(layoutTransposes(desc)).flatMap((t) => [t.toNdhwc, t.toNcdhw]);
+    if (loaded instanceof Error) {
+      process.emitWarning(
+        `baracuda's layout kernels did not load on ${device.name} (${loaded.message}); ${problem} transposes with cudnnTransformTensor, which is much slower`,
+        { type: 'BaracudaWarning', code: 'BARACUDA_LAYOUT_KERNELS' },
+      );
+      this.#layout = null;
+    } else {
+      this.#layout = shapes.every((t) => transposeGrid(t) !== null) ? loaded : null;
+    }
+    return this.#layout;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // lifetime
+
+  /** Destroy every cuDNN object, release the shared handle, free owned memory. Idempotent. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#detour?.inner.dispose();
+    this.#asForward?.inner.dispose();
+    for (const pass of PASSES) this.#passes[pass].cudnn?.dispose();
+    this.ctx.scope.release(this);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * A problem's plan core made for select: cuDNN loaded, the workspace limit settled, the errata
+ * applied (a warning for each one ignored, a refusal, strict f32, or the layout detour for every
+ * pass), the shared handle acquired.
+ */
+import { UnsupportedError } from '@baracuda/types';
+import type { PlanPreference } from '../compat.js';
+import type { ResolvedOptions } from '../core/types.js';
+import { acquireHandle } from '../cudnn/handle.js';
+import type { Conv3dDescriptor } from '../descriptor.js';
+import { settleWorkspaceLimit } from '../device-memory.js';
+import {
+  type Erratum,
+  errataFor,
+  erratumPinnedRefusal,
+  erratumRefusal,
+  formatCudnnVersion,
+} from '../errata.js';
+import { deviceOf, loadCudnn, type StreamLike } from '../sys.js';
+import { otherLayoutClean, PlanCore } from './core.js';
+
+/** The core of a plan of `desc` (checked already) on `stream`, under the asked preference. */
+export function createCore(
+  stream: StreamLike,
+  desc: Conv3dDescriptor,
+  asked: PlanPreference,
+  opts: ResolvedOptions,
+): PlanCore {
+  const version = loadCudnn();
+  const device = deviceOf(stream);
+  let pref = settleWorkspaceLimit(asked, desc, device);
+  const applied: string[] = [];
+  let via: Erratum | undefined;
+  for (const erratum of errataFor(desc, version, pref)) {
+    if (opts.ignoreErrata.includes(erratum.id)) {
+      process.emitWarning(
+        `Running ${desc.describe()} on cuDNN ${formatCudnnVersion(version)} despite erratum ${erratum.id}: ${erratum.description}`,
+        { type: 'BaracudaWarning', code: 'BARACUDA_ERRATUM_IGNORED' },
+      );
+      continue;
+    }
+    if (erratum.action === 'refuse') {
+      throw new UnsupportedError(erratumRefusal(erratum, desc, version));
+    }
+    if (erratum.action === 'via-ndhwc') {
+      if (pref.algorithm === 'pinned') {
+        // The seed's legacy algorithms were not verified on the defect's reproducers.
+        throw new UnsupportedError(erratumPinnedRefusal(erratum, desc, version));
+      }
+      if (desc.layout !== 'ncdhw') {
+        throw new UnsupportedError(erratumRefusal(erratum, desc, version));
+      }
+      via = erratum;
+    } else {
+      pref = { ...pref, allowTf32: false };
+    }
+    applied.push(erratum.id);
+  }
+  device.makeCurrent?.();
+  const always =
+    opts.layoutDetour === 'always' &&
+    pref.algorithm !== 'pinned' &&
+    otherLayoutClean(desc, version, pref);
+  if (via === undefined && !always) {
+    const handle = acquireHandle(device.ordinal, desc.describe());
+    return new PlanCore(stream, device, desc, pref, version, handle, applied);
+  }
+  // The same problem in the other layout (NDHWC: which the erratum does not touch) as its own plan.
+  const inner = PlanCore.twin(stream, device, desc, pref, version);
+  try {
+    const handle = acquireHandle(device.ordinal, desc.describe());
+    return new PlanCore(stream, device, desc, pref, version, handle, applied, {
+      detour: { erratum: via, inner },
+    });
+  } catch (error) {
+    inner.dispose();
+    throw error;
+  }
+}
