@@ -2,9 +2,8 @@
 
 import { freeDeviceBytes } from '../../device-memory.js';
 import type { ExecContext } from '../../exec/executor.js';
-import { randomScratchBytes, tuneRotationSets } from '../../policy.js';
 import { driver, type OwnedBuffer, type StreamLike, type TimingEvent } from '../../sys.js';
-import { TUNE_MAX_REPS } from './timing.js';
+import { randomScratchBytes, TUNE_MAX_REPS, tuneRotationSets } from '../../tuning.js';
 
 /** One set of autotune's operands. */
 export interface TuneOperands {

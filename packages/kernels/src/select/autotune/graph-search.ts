@@ -11,30 +11,28 @@ import type { LegacyPass } from '../../cudnn/legacy.js';
 import { operationGraph, variantPack } from '../../cudnn/operation-graph.js';
 import type { GraphExec } from '../../exec/cudnn.js';
 import type { ExecContext } from '../../exec/executor.js';
+import { engineName, mib } from '../../policy.js';
+import { type BackendDescriptor, C, cudnn, type TimingEvent } from '../../sys.js';
 import {
-  engineName,
   fastestIndices,
+  finalistReps,
   knobNeighbours,
-  mib,
   nextSearchBases,
   REDUCTION_KNOBS,
+  TUNE_FINALISTS,
+  TUNE_GIVE_UP_MARGIN_MS,
+  TUNE_GIVE_UP_RATIO,
+  TUNE_KEEP_RATIO,
+  TUNE_SEARCH_BASES,
+  TUNE_SEARCH_VALUES,
   tuneFinalists,
   tuneGiveUpMs,
-} from '../../policy.js';
-import { type BackendDescriptor, C, cudnn, type TimingEvent } from '../../sys.js';
+} from '../../tuning.js';
 import { buildCandidate, candidates, finalizeAllowed, graphExec } from '../graph-choice.js';
 import type { TuneBench } from './bench.js';
 import type { TunedChoice } from './cache-codec.js';
-import { finalistReps, TUNE_ROUNDS, timeRuns } from './timing.js';
+import { TUNE_ROUNDS, timeRuns } from './timing.js';
 
-/** Candidates within this factor of the fastest single run are timed again. */
-const TUNE_KEEP_RATIO = 1.3;
-/** At most this many finalists. */
-const TUNE_FINALISTS = 6;
-/** The knob search: around this many of the fastest finalists. */
-const TUNE_SEARCH_BASES = 2;
-/** The knob search: at most this many values of one knob. */
-const TUNE_SEARCH_VALUES = 12;
 /** The knob search: at most this many configs tried per search pass. */
 const TUNE_SEARCH_MAX = 48;
 /**
@@ -49,13 +47,6 @@ const TUNE_SEARCH_PASSES = 3;
 const TUNE_SEARCH_BUDGET_MS = 1500;
 /** The knob search: a config whose first time is within this factor of the leader's is timed again. */
 const TUNE_SEARCH_KEEP_RATIO = 1.1;
-/**
- * A candidate whose warm-up run is this many times slower than the fastest so far (and
- * {@link TUNE_GIVE_UP_MARGIN_MS} slower) is not timed again.
- */
-const TUNE_GIVE_UP_RATIO = 4;
-/** See {@link TUNE_GIVE_UP_RATIO}. */
-const TUNE_GIVE_UP_MARGIN_MS = 10;
 
 /** The search's winner (its plan for alpha 1, beta 0, 16-byte alignment), or the legacy fallback. */
 export type GraphSearchResult =

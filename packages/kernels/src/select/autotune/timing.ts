@@ -2,28 +2,14 @@
  * The one timing harness of autotune: runs of a candidate timed one by one between their own
  * pairs of events, on the bench's rotated operand sets, with the constants that shape it.
  */
-import { median, tuneReps } from '../../policy.js';
 import { driver, type TimingEvent } from '../../sys.js';
+import { finalistReps, median, TUNE_MAX_REPS } from '../../tuning.js';
 import type { TuneBench } from './bench.js';
 
-/**
- * A finalist's runs are timed one by one, each between its own pair of events, and their median
- * kept: at least this many runs...
- */
-export const TUNE_REPS = 5;
-/** ...at most this many... */
-export const TUNE_MAX_REPS = 30;
-/** ...and enough to fill about this many ms where that is between the two. */
-export const TUNE_WINDOW_MS = 2;
 /** Finalists are timed in turn this many times over (each keeps its best). */
 export const TUNE_ROUNDS = 2;
 /** A candidate whose warm-up run took less gets a second, untimed lead run. */
 const TUNE_LEAD_RUN_BELOW_MS = 2;
-
-/** How many runs a finalist that took `estimateMs` a run is timed over (see {@link tuneReps}). */
-export function finalistReps(estimateMs: number): number {
-  return tuneReps(estimateMs, TUNE_REPS, TUNE_MAX_REPS, TUNE_WINDOW_MS);
-}
 
 /**
  * Milliseconds per run of `run` as one call sees it: the median of `reps` runs (at most

@@ -14,8 +14,9 @@ import { BWDATA_AS_FW_SUFFIX, type BwDataAsForwardExecutor } from '../../exec/bw
 import type { GraphExec } from '../../exec/cudnn.js';
 import type { DepthwiseExecutor } from '../../exec/depthwise.js';
 import { depthwiseExecutor } from '../../exec/depthwise.js';
-import { detourWins, engineName, mib } from '../../policy.js';
+import { engineName, mib } from '../../policy.js';
 import type { TimingEvent } from '../../sys.js';
+import { detourWins } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { type TuneBench, tuneBench } from './bench.js';
 import { decodeEntry, encodeChoice, type TunedChoice } from './cache-codec.js';
