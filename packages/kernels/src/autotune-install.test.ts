@@ -6,7 +6,7 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bwDataAsForward } from './descriptor.js';
+import { bwDataAsForward } from './bwdata-forward.js';
 import { useFakeCuda, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { LayoutKernels } from './layout.js';
 import type { Conv3dPlan } from './plan.js';

@@ -7,7 +7,8 @@
 import * as cudnnSys from '@baracuda/cudnn-sys';
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import { bwDataAsForward, Conv3dDescriptor } from './descriptor.js';
+import { bwDataAsForward } from './bwdata-forward.js';
+import { Conv3dDescriptor } from './descriptor.js';
 import { smallProblem, useFakeCuda, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { fakeTuning, pointwiseProblem, selectFromCache } from './tuning.test-helpers.js';
 

@@ -2,10 +2,13 @@ import {
   describeValue,
   ElementKind,
   InvalidArgumentError,
-  InvalidProblemError,
   UnsupportedError,
 } from '@baracuda/types';
 import { elementInfo } from './compat.js';
+import { convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
+import { type Derived, deriveProblem, type Fields } from './descriptor-validate.js';
+
+export { convOutputExtent, INT32_MAX, stridesFor };
 
 /** Memory layout of the activation and filter tensors. */
 export type Conv3dLayout = 'ncdhw' | 'ndhwc';
@@ -34,66 +37,12 @@ export interface Conv3dProblem {
   element: ElementKind;
 }
 
-/** cuDNN's legacy descriptors take `int` dims and strides. */
-export const INT32_MAX = 2147483647;
-
 const SUPPORTED: readonly ElementKind[] = [
   ElementKind.F32,
   ElementKind.F64,
   ElementKind.F16,
   ElementKind.Bf16,
 ];
-
-/**
- * One output extent: floor((in + 2*pad - dil*(k-1) - 1) / stride) + 1.
- * Pure; may return 0 or a negative number for an impossible window.
- */
-export function convOutputExtent(
-  input: number,
-  pad: number,
-  dilation: number,
-  filter: number,
-  stride: number,
-): number {
-  return Math.floor((input + 2 * pad - dilation * (filter - 1) - 1) / stride) + 1;
-}
-
-interface Fields extends Conv3dProblem {
-  padD: number;
-  padH: number;
-  padW: number;
-  strideD: number;
-  strideH: number;
-  strideW: number;
-  dilationD: number;
-  dilationH: number;
-  dilationW: number;
-  groups: number;
-  layout: Conv3dLayout;
-}
-
-/** @internal Shapes and strides computed once a descriptor validates. */
-interface Derived {
-  outputDims: [number, number, number];
-  xShape: readonly number[];
-  wShape: readonly number[];
-  yShape: readonly number[];
-  xStrides: readonly number[];
-  wStrides: readonly number[];
-  yStrides: readonly number[];
-  xElements: number;
-  wElements: number;
-  yElements: number;
-}
-
-/** Dense strides of a logical [N, C, D, H, W] tensor in the given layout, in logical order. */
-export function stridesFor(shape: readonly number[], layout: Conv3dLayout): number[] {
-  const [, c, d, h, w] = shape as [number, number, number, number, number];
-  if (layout === 'ncdhw') {
-    return [c * d * h * w, d * h * w, h * w, w, 1];
-  }
-  return [d * h * w * c, 1, h * w * c, w * c, c];
-}
 
 /**
  * An immutable description of a 3-D convolution (cross-correlation, as PyTorch's nn.Conv3d).
@@ -236,116 +185,7 @@ export class Conv3dDescriptor {
       );
     }
     if (this.#derived !== undefined) return this;
-    const positive: (keyof Fields)[] = [
-      'batch',
-      'cIn',
-      'dIn',
-      'hIn',
-      'wIn',
-      'cOut',
-      'dFilt',
-      'hFilt',
-      'wFilt',
-    ];
-    const strideDil: (keyof Fields)[] = [
-      'strideD',
-      'strideH',
-      'strideW',
-      'dilationD',
-      'dilationH',
-      'dilationW',
-    ];
-    const pads: (keyof Fields)[] = ['padD', 'padH', 'padW'];
-    // Types first: a non-integer anywhere is an argument error, whatever the other fields say.
-    for (const name of [...positive, ...strideDil, 'groups' as const]) {
-      expectIntegerField(this, name, 'a positive integer');
-    }
-    for (const name of pads) expectIntegerField(this, name, 'a non-negative integer');
-    for (const name of positive) expectPositive(this, name);
-    for (const name of strideDil) expectPositive(this, name);
-    for (const name of pads) {
-      const value = this[name] as number;
-      if (value < 0) {
-        throw new InvalidProblemError(
-          `Expected a non-negative integer for ${name} but received ${describeValue(value)}`,
-          name,
-        );
-      }
-    }
-    expectPositive(this, 'groups');
-    const inOk = this.cIn % this.groups === 0;
-    const outOk = this.cOut % this.groups === 0;
-    if (!inOk || !outOk) {
-      const which = !inOk && !outOk ? 'cIn or cOut' : !inOk ? 'cIn' : 'cOut';
-      throw new InvalidProblemError(
-        `Expected groups (${this.groups}) to divide cIn (${this.cIn}) and cOut (${this.cOut}), but it does not divide ${which}`,
-        'groups',
-      );
-    }
-    for (const name of [...positive, ...strideDil, ...pads, 'groups' as const]) {
-      const value = this[name] as number;
-      if (value > INT32_MAX) {
-        throw new InvalidProblemError(
-          `Expected ${name} to fit cuDNN's int32 limit of ${INT32_MAX} but received ${value}`,
-          name,
-        );
-      }
-    }
-    const axes = [
-      ['depth', 'D', this.dIn, this.padD, this.dilationD, this.dFilt, this.strideD],
-      ['height', 'H', this.hIn, this.padH, this.dilationH, this.hFilt, this.strideH],
-      ['width', 'W', this.wIn, this.padW, this.dilationW, this.wFilt, this.strideW],
-    ] as const;
-    const out: number[] = [];
-    for (const [word, a, input, pad, dil, k, stride] of axes) {
-      const extent = convOutputExtent(input, pad, dil, k, stride);
-      if (extent <= 0) {
-        const f = a.toLowerCase();
-        throw new InvalidProblemError(
-          `Expected a positive output extent, but the output ${word} is ${extent}: ` +
-            `${f}In=${input} pad${a}=${pad} dilation${a}=${dil} ${f}Filt=${k} stride${a}=${stride} ` +
-            `gives (${input} + 2*${pad} - ${dil}*(${k}-1) - 1)/${stride} + 1 = ${extent}`,
-          `output ${word}`,
-        );
-      }
-      out.push(extent);
-    }
-    const [dOut, hOut, wOut] = out as [number, number, number];
-    const xShape = [this.batch, this.cIn, this.dIn, this.hIn, this.wIn];
-    const wShape = [this.cOut, this.cIn / this.groups, this.dFilt, this.hFilt, this.wFilt];
-    const yShape = [this.batch, this.cOut, dOut, hOut, wOut];
-    const xStrides = stridesFor(xShape, this.layout);
-    const wStrides = stridesFor(wShape, this.layout);
-    const yStrides = stridesFor(yShape, this.layout);
-    const xElements = checkedProduct('x', xShape);
-    const wElements = checkedProduct('w', wShape);
-    const yElements = checkedProduct('y', yShape);
-    for (const [name, strides] of [
-      ['x', xStrides],
-      ['w', wStrides],
-      ['y', yStrides],
-    ] as const) {
-      for (const s of strides) {
-        if (s > INT32_MAX) {
-          throw new InvalidProblemError(
-            `Tensor ${name} has a stride of ${s} elements, more than cuDNN's int32 limit of ${INT32_MAX}; use a smaller problem or split it`,
-            name,
-          );
-        }
-      }
-    }
-    this.#derivedSet({
-      outputDims: [dOut, hOut, wOut],
-      xShape: Object.freeze(xShape),
-      wShape: Object.freeze(wShape),
-      yShape: Object.freeze(yShape),
-      xStrides: Object.freeze(xStrides),
-      wStrides: Object.freeze(wStrides),
-      yStrides: Object.freeze(yStrides),
-      xElements,
-      wElements,
-      yElements,
-    });
+    this.#derivedSet(deriveProblem(this));
     return this;
   }
 
@@ -416,76 +256,4 @@ export class Conv3dDescriptor {
   toString(): string {
     return this.describe();
   }
-}
-
-function expectIntegerField(desc: Conv3dDescriptor, name: keyof Fields, expected: string): void {
-  const value = (desc as unknown as Record<string, unknown>)[name];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw new InvalidArgumentError(name, expected, value);
-  }
-}
-
-function expectPositive(desc: Conv3dDescriptor, name: keyof Fields): void {
-  const value = (desc as unknown as Record<string, number>)[name] as number;
-  if (value <= 0) {
-    throw new InvalidProblemError(
-      `Expected a positive integer for ${name} but received ${describeValue(value)}`,
-      name,
-    );
-  }
-}
-
-/** Product of extents, refusing anything past int32 (cuDNN descriptors) long before 2^53. */
-function checkedProduct(name: string, shape: readonly number[]): number {
-  let n = 1;
-  for (const e of shape) n *= e;
-  // Each factor is <= INT32_MAX, so the running product is exact until it passes 2^53;
-  // by then it is already far past INT32_MAX, and the comparison below stays right.
-  if (n > INT32_MAX) {
-    const exact = shape.reduce((a, e) => a * BigInt(e), 1n);
-    throw new InvalidProblemError(
-      `Tensor ${name} has ${exact} elements, more than cuDNN's int32 limit of ${INT32_MAX}; ` +
-        `split the batch or use smaller extents (shape [${shape.join(', ')}])`,
-      name,
-    );
-  }
-  return n;
-}
-
-/**
- * The forward problem whose result is this problem's backward-data, when there is one: with
- * stride 1 in every dimension, dx is the forward convolution of dy (cOut channels, padded by
- * dilation * (k - 1) - pad) with the filter transposed per group to [cIn, cOut / groups, T, R, S]
- * and flipped in space (see `filterFlip` in layout.ts). Null for a strided layer, or one padded by
- * more than dilation * (k - 1) on some side (its dx would need a negative padding).
- */
-export function bwDataAsForward(d: Conv3dDescriptor): Conv3dDescriptor | null {
-  d.validate();
-  if (d.strideD !== 1 || d.strideH !== 1 || d.strideW !== 1) return null;
-  const pad = [
-    d.dilationD * (d.dFilt - 1) - d.padD,
-    d.dilationH * (d.hFilt - 1) - d.padH,
-    d.dilationW * (d.wFilt - 1) - d.padW,
-  ] as const;
-  if (pad.some((p) => p < 0)) return null;
-  const [od, oh, ow] = d.outputDims();
-  const forward = Conv3dDescriptor.create({
-    batch: d.batch,
-    cIn: d.cOut,
-    dIn: od,
-    hIn: oh,
-    wIn: ow,
-    cOut: d.cIn,
-    dFilt: d.dFilt,
-    hFilt: d.hFilt,
-    wFilt: d.wFilt,
-    element: d.element,
-  })
-    .withPadding(...pad)
-    .withDilation(d.dilationD, d.dilationH, d.dilationW)
-    .withGroups(d.groups)
-    .withLayout(d.layout)
-    .validate();
-  const [fd, fh, fw] = forward.outputDims();
-  return fd === d.dIn && fh === d.hIn && fw === d.wIn ? forward : null;
 }

@@ -4,11 +4,12 @@
  * its executor's own run on the bench's operand sets, and handed back with its time; what wins
  * is installed by tune.ts.
  */
+
+import { bwDataAsForward } from '../../bwdata-forward.js';
 import type { Conv3dPass } from '../../core/pass.js';
 import type { ResolvedOptions, RunScalars } from '../../core/types.js';
 import { bindStream } from '../../cudnn/handle.js';
 import { variantPack } from '../../cudnn/operation-graph.js';
-import { bwDataAsForward } from '../../descriptor.js';
 import { BwDataAsForwardExecutor } from '../../exec/bwdata-as-fw.js';
 import type { DepthwiseExecutor } from '../../exec/depthwise.js';
 import type { LayoutDetour } from '../../exec/layout-detour.js';
