@@ -1,6 +1,6 @@
 /**
  * The three passes of a convolution and everything that differs between them, in one table: the
- * operand each writes, the operand order of our depthwise kernels and of the legacy API, the
+ * operand each writes, the operand order of our depthwise kernels, the
  * graph operation and its attribute names, the pinned algorithm and the legacy call names. cuDNN
  * constants are named here (keys of sys.ts's `C`), not looked up: this module has no I/O.
  */
@@ -34,9 +34,8 @@ export interface PassSpec {
     readonly alpha: ConstantName;
     readonly beta: ConstantName;
   };
-  /** The legacy API: the calls, and the (input, input, output) order of their operands. */
+  /** The legacy API's calls (cudnn/legacy.ts calls them, each with its own operand order). */
   readonly legacy: {
-    readonly order: readonly [Role, Role, Role];
     readonly run:
       | 'cudnnConvolutionForward'
       | 'cudnnConvolutionBackwardData'
@@ -74,7 +73,6 @@ export const PASS_SPEC: Readonly<Record<Conv3dPass, PassSpec>> = {
       beta: 'CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA',
     },
     legacy: {
-      order: ['x', 'w', 'y'],
       run: 'cudnnConvolutionForward',
       workspace: 'cudnnGetConvolutionForwardWorkspaceSize',
       algorithms: 'cudnnGetConvolutionForwardAlgorithm_v7',
@@ -99,7 +97,6 @@ export const PASS_SPEC: Readonly<Record<Conv3dPass, PassSpec>> = {
       beta: 'CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA',
     },
     legacy: {
-      order: ['w', 'y', 'x'],
       run: 'cudnnConvolutionBackwardData',
       workspace: 'cudnnGetConvolutionBackwardDataWorkspaceSize',
       algorithms: 'cudnnGetConvolutionBackwardDataAlgorithm_v7',
@@ -124,7 +121,6 @@ export const PASS_SPEC: Readonly<Record<Conv3dPass, PassSpec>> = {
       beta: 'CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA',
     },
     legacy: {
-      order: ['x', 'y', 'w'],
       run: 'cudnnConvolutionBackwardFilter',
       workspace: 'cudnnGetConvolutionBackwardFilterWorkspaceSize',
       algorithms: 'cudnnGetConvolutionBackwardFilterAlgorithm_v7',

@@ -6,7 +6,7 @@
  */
 import type { KnobRange } from '../policy.js';
 import { numericalNoteName } from '../policy.js';
-import { type BackendDescriptor, C, cudnn } from '../sys.js';
+import { type AttributeValues, type BackendDescriptor, C, cudnn } from '../sys.js';
 import { type CudnnScope, getScalar } from './scope.js';
 
 /** Knob choices asked of an engine config at first (asked again when it has more). */
@@ -192,7 +192,7 @@ export function buildConfig(
     for (const p of parts) scope.destroyBackend(p);
     return null;
   };
-  const set = (d: BackendDescriptor, name: number, type: number, values: unknown) =>
+  const set = (d: BackendDescriptor, name: number, type: number, values: AttributeValues) =>
     cudnn.cudnnBackendSetAttribute(d, name, type, values) === 0;
   const setInt64 = (d: BackendDescriptor, name: number, value: number) =>
     set(d, name, C.CUDNN_TYPE_INT64, new BigInt64Array([BigInt(value)]));

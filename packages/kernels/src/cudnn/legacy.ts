@@ -5,7 +5,7 @@
  */
 import { ElementKind, UnsupportedError } from '@baracuda/types';
 import type { ResolvedPlanPreference } from '../compat.js';
-import { type Conv3dPass, PASS_SPEC, type Role } from '../core/pass.js';
+import { type Conv3dPass, type Operands, PASS_SPEC } from '../core/pass.js';
 import type { AlgorithmInfo } from '../core/types.js';
 import type { Conv3dDescriptor } from '../descriptor.js';
 import {
@@ -17,21 +17,115 @@ import {
 } from '../policy.js';
 import {
   C,
+  type ConvolutionDescriptor,
   type CudnnHandle,
   cudnn,
   cudnnDataType,
-  type LegacyDescriptor,
+  type FilterDescriptor,
   lastErrorString,
   outputOf,
   statusName,
+  type TensorDescriptor,
 } from '../sys.js';
 import type { CudnnScope } from './scope.js';
 import { check, isNotSupported } from './status.js';
 
+/** The problem's legacy descriptors by role (the w-like one a filter descriptor). */
+interface Descriptors {
+  readonly x: TensorDescriptor;
+  readonly w: FilterDescriptor;
+  readonly y: TensorDescriptor;
+}
+
+type Scale = Float32Array | Float64Array;
+
+/** Each pass's legacy calls, with their operands in the order cuDNN takes them. */
+const CALLS: Record<
+  Conv3dPass,
+  {
+    workspace(
+      h: CudnnHandle,
+      d: Descriptors,
+      conv: ConvolutionDescriptor,
+      algo: number,
+    ): { status: number };
+    algorithms(
+      h: CudnnHandle,
+      d: Descriptors,
+      conv: ConvolutionDescriptor,
+      count: number,
+    ): { status: number; perfResults: LegacyPerf[]; returnedAlgoCount: number };
+    run(
+      h: CudnnHandle,
+      alpha: Scale,
+      d: Descriptors,
+      p: Operands,
+      conv: ConvolutionDescriptor,
+      algo: number,
+      ws: bigint,
+      wsBytes: number,
+      beta: Scale,
+    ): number;
+  }
+> = {
+  fw: {
+    workspace: (h, d, conv, algo) =>
+      cudnn.cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, conv, d.y, algo),
+    algorithms: (h, d, conv, n) =>
+      cudnn.cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, conv, d.y, n),
+    run: (h, a, d, p, conv, algo, ws, size, b) =>
+      cudnn.cudnnConvolutionForward(h, a, d.x, p.x, d.w, p.w, conv, algo, ws, size, b, d.y, p.y),
+  },
+  bwData: {
+    workspace: (h, d, conv, algo) =>
+      cudnn.cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, conv, d.x, algo),
+    algorithms: (h, d, conv, n) =>
+      cudnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, conv, d.x, n),
+    run: (h, a, d, p, conv, algo, ws, size, b) =>
+      cudnn.cudnnConvolutionBackwardData(
+        h,
+        a,
+        d.w,
+        p.w,
+        d.y,
+        p.y,
+        conv,
+        algo,
+        ws,
+        size,
+        b,
+        d.x,
+        p.x,
+      ),
+  },
+  bwFilter: {
+    workspace: (h, d, conv, algo) =>
+      cudnn.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, conv, d.w, algo),
+    algorithms: (h, d, conv, n) =>
+      cudnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, conv, d.w, n),
+    run: (h, a, d, p, conv, algo, ws, size, b) =>
+      cudnn.cudnnConvolutionBackwardFilter(
+        h,
+        a,
+        d.x,
+        p.x,
+        d.y,
+        p.y,
+        conv,
+        algo,
+        ws,
+        size,
+        b,
+        d.w,
+        p.w,
+      ),
+  },
+};
+
 /** @internal A legacy-API choice for one pass. */
 export interface LegacyPass {
   readonly algo: number;
-  readonly conv: LegacyDescriptor;
+  readonly conv: ConvolutionDescriptor;
   readonly workspaceBytes: number;
   readonly info: AlgorithmInfo;
   readonly alphaBuf: Float32Array | Float64Array;
@@ -43,7 +137,7 @@ export class LegacyApi {
   readonly #scope: CudnnScope;
   readonly #desc: Conv3dDescriptor;
   readonly #preference: ResolvedPlanPreference;
-  #base: Partial<Record<Role, LegacyDescriptor>> = {};
+  #base: { x?: TensorDescriptor; w?: FilterDescriptor; y?: TensorDescriptor } = {};
 
   constructor(scope: CudnnScope, desc: Conv3dDescriptor, preference: ResolvedPlanPreference) {
     this.#scope = scope;
@@ -52,11 +146,11 @@ export class LegacyApi {
   }
 
   /** A scope-owned legacy 5-D tensor descriptor of the problem's data type. */
-  tensor(dims: readonly number[], strides: readonly number[], what: string): LegacyDescriptor {
+  tensor(dims: readonly number[], strides: readonly number[], what: string): TensorDescriptor {
     return this.#scope.legacyTensor(cudnnDataType(this.#desc.element), dims, strides, what);
   }
 
-  #descriptors(): Record<Role, LegacyDescriptor> {
+  #descriptors(): Descriptors {
     const base = this.#base;
     if (base.x && base.w && base.y) return { x: base.x, w: base.w, y: base.y };
     const d = this.#desc;
@@ -69,7 +163,7 @@ export class LegacyApi {
     return { x: base.x, w: base.w, y: base.y };
   }
 
-  #conv(mathType: number): LegacyDescriptor {
+  #conv(mathType: number): ConvolutionDescriptor {
     const d = this.#desc;
     const problem = this.#scope.problem;
     const conv = this.#scope.legacyConvolution();
@@ -100,28 +194,13 @@ export class LegacyApi {
     return conv;
   }
 
-  /** The pass's (input, input, output) descriptors, in its legacy calls' order. */
-  #ordered(pass: Conv3dPass): [LegacyDescriptor, LegacyDescriptor, LegacyDescriptor] {
-    const descs = this.#descriptors();
-    const [a, b, out] = PASS_SPEC[pass].legacy.order;
-    return [descs[a], descs[b], descs[out]];
-  }
-
   /** Workspace size of a legacy algorithm; returns the raw status when cuDNN refuses. */
   #workspace(
     pass: Conv3dPass,
-    conv: LegacyDescriptor,
+    conv: ConvolutionDescriptor,
     algo: number,
   ): { status: number; bytes: number } {
-    const [a, b, out] = this.#ordered(pass);
-    const r = cudnn[PASS_SPEC[pass].legacy.workspace](
-      this.#scope.handle.handle,
-      a,
-      b,
-      conv,
-      out,
-      algo,
-    );
+    const r = CALLS[pass].workspace(this.#scope.handle.handle, this.#descriptors(), conv, algo);
     return {
       status: r.status,
       bytes: r.status === 0 ? Number(outputOf<number | bigint>(r, 'sizeInBytes')) : 0,
@@ -131,7 +210,7 @@ export class LegacyApi {
   #pass(
     algo: number,
     name: string,
-    conv: LegacyDescriptor,
+    conv: ConvolutionDescriptor,
     mathType: number,
     deterministic: boolean,
     workspaceBytes: number,
@@ -192,11 +271,10 @@ export class LegacyApi {
           : MathType.FMA
         : pinnedMathType(d.element, pref.allowTf32);
     const conv = this.#conv(mathType);
-    const [a, b, out] = this.#ordered(pass);
     const call = PASS_SPEC[pass].legacy.algorithms;
-    const r = cudnn[call](this.#scope.handle.handle, a, b, conv, out, 8);
+    const r = CALLS[pass].algorithms(this.#scope.handle.handle, this.#descriptors(), conv, 8);
     check(r.status, call, `${problem} ${pass}`);
-    const perfs = (r.perfResults ?? outputOf<LegacyPerf[]>(r, 'perfResults')) as LegacyPerf[];
+    const perfs = r.perfResults ?? outputOf<LegacyPerf[]>(r, 'perfResults');
     const count = typeof r.returnedAlgoCount === 'number' ? r.returnedAlgoCount : perfs.length;
     const pick = pickLegacyAlgorithm(perfs.slice(0, count), pref, d.element);
     if (pick === null) {
@@ -229,31 +307,26 @@ export class LegacyApi {
     pass: Conv3dPass,
     lp: LegacyPass,
     handle: CudnnHandle,
-    ptr: Readonly<Record<Role, bigint>>,
+    ptr: Operands,
     ws: bigint,
     alpha: number,
     beta: number,
   ): void {
     const descs = this.#descriptors();
     const { legacy, name: what } = PASS_SPEC[pass];
-    const [a, b, out] = legacy.order;
     lp.alphaBuf[0] = alpha;
     lp.betaBuf[0] = beta;
     const call = legacy.run;
-    const status = cudnn[call](
+    const status = CALLS[pass].run(
       handle,
       lp.alphaBuf,
-      descs[a],
-      ptr[a],
-      descs[b],
-      ptr[b],
+      descs,
+      ptr,
       lp.conv,
       lp.algo,
       ws,
       lp.workspaceBytes,
       lp.betaBuf,
-      descs[out],
-      ptr[out],
     );
     if (status === 0) return;
     const problem = this.#scope.problem;

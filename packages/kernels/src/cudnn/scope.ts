@@ -6,15 +6,18 @@
  */
 import type { Role } from '../core/pass.js';
 import {
+  type AttributeValues,
   type BackendDescriptor,
   C,
+  type ConvolutionDescriptor,
   cudnn,
   type DeviceLike,
   driver,
-  type LegacyDescriptor,
+  type FilterDescriptor,
   type OwnedBuffer,
   outputOf,
   type StreamLike,
+  type TensorDescriptor,
 } from '../sys.js';
 import { releaseHandle, type SharedHandle } from './handle.js';
 import { check } from './status.js';
@@ -24,9 +27,9 @@ interface Resources {
   backend: Set<BackendDescriptor>;
   /** Descriptors an engine config we built refers to (its engine, its knob choices). */
   parts: Map<BackendDescriptor, BackendDescriptor[]>;
-  tensors: Set<LegacyDescriptor>;
-  filters: Set<LegacyDescriptor>;
-  convs: Set<LegacyDescriptor>;
+  tensors: Set<TensorDescriptor>;
+  filters: Set<FilterDescriptor>;
+  convs: Set<ConvolutionDescriptor>;
   handle: SharedHandle | null;
   workspace: OwnedBuffer | null;
   /** Scratch operands of the layout detour (x-like, w-like, y-like); w also the flipped filter. */
@@ -139,7 +142,7 @@ export class CudnnScope {
     this.#res.parts.set(owner, parts);
   }
 
-  set(d: BackendDescriptor, name: number, type: number, values: unknown): void {
+  set(d: BackendDescriptor, name: number, type: number, values: AttributeValues): void {
     const status = cudnn.cudnnBackendSetAttribute(d, name, type, values);
     if (status !== 0) {
       check(status, 'cudnnBackendSetAttribute', `${this.problem} (attribute ${name})`);
@@ -152,10 +155,10 @@ export class CudnnScope {
     dims: readonly number[],
     strides: readonly number[],
     what: string,
-  ): LegacyDescriptor {
+  ): TensorDescriptor {
     const r = cudnn.cudnnCreateTensorDescriptor();
     check(r.status, 'cudnnCreateTensorDescriptor', this.problem);
-    const t = outputOf<LegacyDescriptor>(r, 'tensorDesc');
+    const t = outputOf<TensorDescriptor>(r, 'tensorDesc');
     this.#res.tensors.add(t);
     check(
       cudnn.cudnnSetTensorNdDescriptor(
@@ -172,10 +175,10 @@ export class CudnnScope {
   }
 
   /** A scope-owned legacy filter descriptor. */
-  legacyFilter(dataType: number, format: number, dims: readonly number[]): LegacyDescriptor {
+  legacyFilter(dataType: number, format: number, dims: readonly number[]): FilterDescriptor {
     const r = cudnn.cudnnCreateFilterDescriptor();
     check(r.status, 'cudnnCreateFilterDescriptor', this.problem);
-    const f = outputOf<LegacyDescriptor>(r, 'filterDesc');
+    const f = outputOf<FilterDescriptor>(r, 'filterDesc');
     this.#res.filters.add(f);
     check(
       cudnn.cudnnSetFilterNdDescriptor(f, dataType, format, 5, Int32Array.from(dims)),
@@ -186,10 +189,10 @@ export class CudnnScope {
   }
 
   /** A scope-owned legacy convolution descriptor, not yet set. */
-  legacyConvolution(): LegacyDescriptor {
+  legacyConvolution(): ConvolutionDescriptor {
     const r = cudnn.cudnnCreateConvolutionDescriptor();
     check(r.status, 'cudnnCreateConvolutionDescriptor', this.problem);
-    const conv = outputOf<LegacyDescriptor>(r, 'convDesc');
+    const conv = outputOf<ConvolutionDescriptor>(r, 'convDesc');
     this.#res.convs.add(conv);
     return conv;
   }

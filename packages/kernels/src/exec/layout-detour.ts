@@ -17,7 +17,7 @@ import {
   type OperandTransposes,
   type TransposeShape,
 } from '../layout.js';
-import { cudnn, type LegacyDescriptor } from '../sys.js';
+import { cudnn, type TensorDescriptor } from '../sys.js';
 import type { ExecContext, InnerPlan, PassExecutor } from './executor.js';
 
 const VIA_NDHWC_SUFFIX = 'via NDHWC (cuDNN 9.8–9.14 erratum)';
@@ -53,7 +53,7 @@ export class LayoutDetour<P extends InnerPlan = InnerPlan> {
   readonly #transposes: Record<Role, { readonly in: TransposeShape; readonly out: TransposeShape }>;
   /** Legacy tensor descriptors: the caller's strides, and the scratch's (the inner layout's). */
   #descs:
-    | { caller: Record<Role, LegacyDescriptor>; scratch: Record<Role, LegacyDescriptor> }
+    | { caller: Record<Role, TensorDescriptor>; scratch: Record<Role, TensorDescriptor> }
     | undefined;
   readonly #one: Float32Array | Float64Array;
   readonly #zero: Float32Array | Float64Array;
@@ -178,12 +178,12 @@ export class LayoutDetour<P extends InnerPlan = InnerPlan> {
 
   /** The legacy tensor descriptors of the layout transforms (made once). */
   #descriptors(): {
-    caller: Record<Role, LegacyDescriptor>;
-    scratch: Record<Role, LegacyDescriptor>;
+    caller: Record<Role, TensorDescriptor>;
+    scratch: Record<Role, TensorDescriptor>;
   } {
     if (this.#descs !== undefined) return this.#descs;
-    const caller = {} as Record<Role, LegacyDescriptor>;
-    const scratch = {} as Record<Role, LegacyDescriptor>;
+    const caller = {} as Record<Role, TensorDescriptor>;
+    const scratch = {} as Record<Role, TensorDescriptor>;
     const operands = (
       d: Conv3dDescriptor,
     ): Record<Role, [readonly number[], readonly number[]]> => ({
