@@ -1,7 +1,8 @@
 import { type ArchSku, archSkuFromComputeCapability, InvalidArgumentError } from '@baracuda/types';
 import { callNative, noDeviceError, requireDriver } from './driver.js';
+import { createStreamOn } from './kinds.js';
 import type { NativeDeviceInfo } from './native.js';
-import { Stream, type StreamOptions } from './stream.js';
+import type { Stream, StreamOptions } from './stream.js';
 import { requireNonNegativeInteger } from './validate.js';
 
 /** A CUDA compute capability, e.g. `{major: 9, minor: 0}` for Hopper. */
@@ -91,7 +92,7 @@ export class Device {
 
   /** Creates a stream on this device. */
   createStream(options?: StreamOptions): Stream {
-    return Stream.create(this, options);
+    return createStreamOn(this, options);
   }
 
   /** Blocks the calling thread until all work on this device has completed (`cuCtxSynchronize`). */

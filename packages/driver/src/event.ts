@@ -1,6 +1,7 @@
 import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
+import { markEvent } from './kinds.js';
 import type { EventHandle } from './native.js';
 import { requireStream, type Stream } from './stream.js';
 import { optionalBoolean, requireOptions } from './validate.js';
@@ -34,6 +35,7 @@ export class Event {
     this.timing = timing;
     this.blockingSync = blockingSync;
     this.#handle = handle;
+    markEvent(this);
   }
 
   /** Creates an event on `device`. */

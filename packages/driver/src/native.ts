@@ -67,7 +67,8 @@ export interface NativePinnedAllocation {
 
 /**
  * The addon's exports. Errors from CUDA calls are Errors carrying `cudaCall`,
- * `cudaResult`, `cudaResultName` and `cudaResultString`; see errors.ts.
+ * `cudaResult`, `cudaResultName` and `cudaResultString`; `translateNativeError` in driver.ts
+ * maps them to CudaError (and `driverNotLoaded: true` to the driver's not-found error).
  * @internal
  */
 export interface NativeBinding {

@@ -1,7 +1,8 @@
 import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
-import { Event } from './event.js';
+import type { Event } from './event.js';
+import { isEvent, registerStreamFactory } from './kinds.js';
 import type { StreamHandle } from './native.js';
 import { optionalBoolean, requireOptions } from './validate.js';
 
@@ -86,7 +87,7 @@ export class Stream {
   /** Makes future work on this stream wait until `event` completes (`cuStreamWaitEvent`). */
   waitEvent(event: Event): void {
     const handle = this.handle;
-    if (!(event instanceof Event)) throw new InvalidArgumentError('event', 'an Event', event);
+    if (!isEvent(event)) throw new InvalidArgumentError('event', 'an Event', event);
     if (event.device.ordinal !== this.device.ordinal) {
       throw new InvalidArgumentError('event', `an Event on device ${this.device.ordinal}`, event);
     }
@@ -116,3 +117,5 @@ export function requireStream(name: string, value: unknown): Stream {
   if (value.disposed) throw new DisposedError('Stream');
   return value;
 }
+
+registerStreamFactory((device, options) => Stream.create(device, options));
