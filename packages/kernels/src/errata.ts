@@ -10,9 +10,10 @@ export type ErratumAction =
   /** Refuse with UnsupportedError: no path known to be right. */
   | 'refuse'
   /**
-   * Run the problem in NDHWC (channels-last), which the defect does not touch: the plan
-   * transforms its NCDHW operands into plan-owned NDHWC scratch with cudnnTransformTensor, runs
-   * the NDHWC plan, and transforms the result back (honouring the caller's alpha/beta there).
+   * Run the problem in NDHWC (channels-last), which the defect does not touch: the plan's
+   * layout detour (exec/layout-detour.ts) transposes its NCDHW operands into plan-owned NDHWC
+   * scratch on our layout kernels (cudnnTransformTensor where they do not load), runs the NDHWC
+   * plan, and transposes the result back, honouring the caller's alpha/beta.
    * Only for NCDHW problems; the pinned mode (the seed's unverified algorithms) is refused.
    */
   | 'via-ndhwc'
