@@ -1,8 +1,9 @@
 /**
- * The candidates autotune times against cuDNN's engines, beyond the graph search: our depthwise
- * kernels, backward-data as a forward pass and the layout detour. Each is made, timed through
- * its executor's own run on the bench's operand sets, and handed back with its time; what wins
- * is installed by tune.ts.
+ * The candidates autotune times against cuDNN's engines after the graph search, in order: our
+ * depthwise kernels, backward-data as a forward pass and the layout detour. Each is made, timed
+ * through its executor's own run on the bench's operand sets, and handed back with its time and
+ * the route it would install; tune.ts keeps it when it wins by its minimum gain. A new route
+ * that autotune should time is one more entry in {@link CANDIDATES}.
  */
 
 import { bwDataAsForward } from '../../bwdata-forward.js';
@@ -10,11 +11,12 @@ import type { Conv3dPass } from '../../core/pass.js';
 import type { ResolvedOptions, RunScalars } from '../../core/types.js';
 import { bindStream } from '../../cudnn/handle.js';
 import { variantPack } from '../../cudnn/operation-graph.js';
-import { BwDataAsForwardExecutor } from '../../exec/bwdata-as-fw.js';
-import type { DepthwiseExecutor } from '../../exec/depthwise.js';
+import { BWDATA_AS_FW_SUFFIX, BwDataAsForwardExecutor } from '../../exec/bwdata-as-fw.js';
+import { type DepthwiseExecutor, depthwiseExecutor } from '../../exec/depthwise.js';
 import type { LayoutDetour } from '../../exec/layout-detour.js';
 import { filterFlip, LayoutKernels } from '../../layout.js';
 import { type BackendDescriptor, cudnn, type TimingEvent } from '../../sys.js';
+import { DETOUR_MIN_GAIN } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { createCore } from '../create.js';
 import type { TuneBench } from './bench.js';
@@ -132,4 +134,104 @@ export function* timeLayoutDetour(
     return true;
   };
   return yield* timeAsFinalist(bench, run, TUNE_ROUNDS);
+}
+
+/** A candidate timed: what it would install, and how it is freed when it does not. */
+export interface TimedCandidate {
+  readonly kind: 'depthwise' | 'bwDataAsForward' | 'layoutDetour';
+  readonly ms: number;
+  /** The gain it needs over the best so far: 0 (any faster), or the detours' DETOUR_MIN_GAIN. */
+  readonly minGain: number;
+  /** What the progress line calls it (asked after timing). */
+  label(): string;
+  /** The route it installs when it wins. */
+  readonly route: {
+    readonly depthwise?: DepthwiseExecutor;
+    readonly asForward?: BwDataAsForwardExecutor<PlanCore>;
+    readonly detour?: true;
+  };
+  /** Free what it made: a loser, or a winner a later candidate beat. */
+  drop(): void;
+}
+
+/** Something autotune times against the rest: made and timed, or null where it does not apply. */
+export type TuneCandidate = (
+  core: PlanCore,
+  pass: Conv3dPass,
+  bench: TuneBench,
+  opts: ResolvedOptions,
+  progress: (message: string) => void,
+) => Generator<TimingEvent, TimedCandidate | null, void>;
+
+const depthwiseCandidate: TuneCandidate = function* (core, pass, bench) {
+  const depthwise = depthwiseExecutor(core.ctx, pass);
+  if (depthwise === null) return null;
+  const ms = yield* timeDepthwise(depthwise, bench);
+  return {
+    kind: 'depthwise',
+    ms,
+    minGain: 0,
+    label: () => `${core.ctx.problem} ${pass}: ${depthwise.info().name}`,
+    route: { depthwise },
+    drop: () => {},
+  };
+};
+
+const bwDataAsForwardCandidate = (tunePass: TunePass): TuneCandidate =>
+  function* (core, pass, bench, opts) {
+    if (pass !== 'bwData' || opts.bwDataAsForward !== 'tuned') return null;
+    const asForward = yield* makeBwDataAsForward(core, opts, tunePass);
+    if (asForward === null) return null;
+    let ms: number;
+    try {
+      ms = yield* timeBwDataAsForward(asForward, bench);
+    } catch (error) {
+      asForward.inner.dispose();
+      throw error;
+    }
+    return {
+      kind: 'bwDataAsForward',
+      ms,
+      minGain: DETOUR_MIN_GAIN,
+      label: () =>
+        `${core.ctx.problem} ${pass}: ${BWDATA_AS_FW_SUFFIX} (${asForward.inner.executor('fw').info().name})`,
+      route: { asForward },
+      drop: () => asForward.inner.dispose(),
+    };
+  };
+
+/**
+ * The layout detour for `pass` (the other layout's plan tuned first, under its own cache entry).
+ * One that cannot be timed (no memory for its scratch, say) is left out with a progress line; one
+ * that loses stays made until select drops the detours no pass took.
+ */
+const layoutDetourCandidate = (tunePass: TunePass): TuneCandidate =>
+  function* (core, pass, bench, opts, progress) {
+    if (opts.layoutDetour !== 'tuned' || !core.detourTunable()) return null;
+    const other = core.ctx.desc.layout === 'ncdhw' ? 'NDHWC' : 'NCDHW';
+    const what = `${core.ctx.problem} ${pass}: via ${other}`;
+    let ms: number;
+    let name: string;
+    try {
+      const detour = core.ensureDetour();
+      yield* tunePass(detour.inner, pass, opts);
+      name = detour.inner.executor(pass).info().name;
+      ms = yield* timeLayoutDetour(detour, pass, bench);
+    } catch (error) {
+      progress(`${what} not timed (${error instanceof Error ? error.message : String(error)})`);
+      return null;
+    }
+    return {
+      kind: 'layoutDetour',
+      ms,
+      minGain: DETOUR_MIN_GAIN,
+      label: () => `${what} (${name})`,
+      route: { detour: true },
+      drop: () => {},
+    };
+  };
+
+/** What autotune times after the graph search, in this order. */
+export function tuneCandidates(tunePass: TunePass): readonly TuneCandidate[] {
+  return [depthwiseCandidate, bwDataAsForwardCandidate(tunePass), layoutDetourCandidate(tunePass)];
 }

@@ -10,22 +10,15 @@ import { autotuneKey, readAutotuneCache, writeAutotuneEntry } from '../../autotu
 import type { Conv3dPass } from '../../core/pass.js';
 import type { ResolvedOptions } from '../../core/types.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
-import { BWDATA_AS_FW_SUFFIX, type BwDataAsForwardExecutor } from '../../exec/bwdata-as-fw.js';
+import { BWDATA_AS_FW_SUFFIX } from '../../exec/bwdata-as-fw.js';
 import type { GraphExec } from '../../exec/cudnn.js';
-import type { DepthwiseExecutor } from '../../exec/depthwise.js';
-import { depthwiseExecutor } from '../../exec/depthwise.js';
 import { engineName, mib } from '../../policy.js';
 import type { TimingEvent } from '../../sys.js';
 import { detourWins } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { type TuneBench, tuneBench } from './bench.js';
 import { decodeEntry, encodeChoice, type TunedChoice } from './cache-codec.js';
-import {
-  makeBwDataAsForward,
-  timeBwDataAsForward,
-  timeDepthwise,
-  timeLayoutDetour,
-} from './candidates.js';
+import { makeBwDataAsForward, type TimedCandidate, tuneCandidates } from './candidates.js';
 import { searchGraph } from './graph-search.js';
 
 /**
@@ -154,7 +147,7 @@ export function* tunePass(
   );
   const result = new Tuned();
   try {
-    yield* tuneCandidates(core, pass, bench, opts, progress, result);
+    yield* tuneAll(core, pass, bench, opts, progress, result);
     result.installIn(core, pass);
     if (result.choice !== null)
       writeAutotuneEntry(opts.autotuneCachePath, key, encodeChoice(result.choice));
@@ -173,10 +166,25 @@ class Tuned {
   graph: GraphExec | undefined;
   /** The legacy API's choice where no graph engine runs the pass. */
   legacy: LegacyPass | undefined;
-  /** Our depthwise kernels: the route when they won, null when they lost. */
-  depthwise: DepthwiseExecutor | null | undefined;
-  asForward: BwDataAsForwardExecutor<PlanCore> | undefined;
-  detour = false;
+  /** The candidate that beat the graph search, if one did. */
+  winner: TimedCandidate | undefined;
+
+  get timeMs(): number {
+    return this.choice?.timeMs ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Whether `c` wins: any faster (first of all, when nothing runs yet), or by its minimum gain. */
+  wins(c: TimedCandidate): boolean {
+    return c.minGain === 0
+      ? this.choice === null || c.ms < this.timeMs
+      : detourWins(c.ms, this.timeMs, c.minGain);
+  }
+
+  take(c: TimedCandidate): void {
+    this.winner?.drop();
+    this.winner = c;
+    this.choice = { kind: c.kind, timeMs: c.ms };
+  }
 
   /** Install it in one step. */
   installIn(core: PlanCore, pass: Conv3dPass): void {
@@ -184,35 +192,26 @@ class Tuned {
     if (this.graph !== undefined) cudnn.install(this.graph);
     if (this.legacy !== undefined) cudnn.installLegacy(this.legacy);
     if (this.choice === null) return;
+    const route = this.winner?.route ?? {};
     core.install(pass, this.choice, {
-      depthwise: this.depthwise,
-      asForward: this.asForward,
-      detour: this.detour,
+      depthwise: route.depthwise ?? null,
+      asForward: route.asForward,
+      detour: route.detour === true,
     });
   }
 
   /** Drop what a failed tuning made. */
   discard(core: PlanCore): void {
-    const scope = core.ctx.scope;
     if (this.graph !== undefined) {
       this.graph.variantPacks.clear();
-      scope.destroyBackend(this.graph.plan);
+      core.ctx.scope.destroyBackend(this.graph.plan);
     }
-    this.asForward?.inner.dispose();
-  }
-
-  /** What a faster candidate makes of the result. */
-  take(choice: TunedChoice): void {
-    this.choice = choice;
-  }
-
-  get timeMs(): number {
-    return this.choice?.timeMs ?? Number.POSITIVE_INFINITY;
+    this.winner?.drop();
   }
 }
 
-/** The graph search, then our depthwise kernels, backward-data as forward and the layout detour. */
-function* tuneCandidates(
+/** The graph search, then each candidate in order, each kept when it wins. */
+function* tuneAll(
   core: PlanCore,
   pass: Conv3dPass,
   bench: TuneBench,
@@ -220,93 +219,20 @@ function* tuneCandidates(
   progress: (message: string) => void,
   result: Tuned,
 ): Generator<TimingEvent, void, void> {
-  const { ctx } = core;
-  const problem = ctx.problem;
-  const searched = yield* searchGraph(ctx, pass, bench, progress);
+  const searched = yield* searchGraph(core.ctx, pass, bench, progress);
   if (searched.exec !== undefined) {
     result.graph = searched.exec;
-    result.take(searched.choice);
+    result.choice = searched.choice;
   } else {
     result.legacy = searched.legacy;
   }
-  const depthwise = depthwiseExecutor(ctx, pass);
-  if (depthwise !== null) {
-    const ms = yield* timeDepthwise(depthwise, bench);
-    const wins = result.choice === null || ms < result.timeMs;
-    progress(
-      `${problem} ${pass}: ${depthwise.info().name} ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`,
-    );
-    if (wins) {
-      result.take({ kind: 'depthwise', timeMs: ms });
-      result.depthwise = depthwise;
-    } else {
-      result.depthwise = null;
-    }
-  }
-  if (pass === 'bwData' && opts.bwDataAsForward === 'tuned') {
-    const asForward = yield* makeBwDataAsForward(core, opts, tunePass);
-    if (asForward !== null) {
-      let ms: number;
-      try {
-        ms = yield* timeBwDataAsForward(asForward, bench);
-      } catch (error) {
-        asForward.inner.dispose();
-        throw error;
-      }
-      const wins = detourWins(ms, result.timeMs);
-      progress(
-        `${problem} ${pass}: ${BWDATA_AS_FW_SUFFIX} (${asForward.inner.executor('fw').info().name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`,
-      );
-      if (wins) {
-        result.take({ kind: 'bwDataAsForward', timeMs: ms });
-        result.depthwise = null;
-        result.asForward = asForward;
-      } else {
-        asForward.inner.dispose();
-      }
-    }
-  }
-  if (opts.layoutDetour === 'tuned' && core.detourTunable()) {
-    yield* tuneDetour(core, pass, bench, opts, progress, result);
-  }
-}
-
-/**
- * Time the layout detour for `pass` (the other layout's plan tuned first, under its own cache
- * entry) and take it when {@link detourWins} over the result so far. A detour that cannot be
- * timed (no memory for its scratch, say) is left out with a progress line.
- */
-function* tuneDetour(
-  core: PlanCore,
-  pass: Conv3dPass,
-  bench: TuneBench,
-  opts: ResolvedOptions,
-  progress: (message: string) => void,
-  result: Tuned,
-): Generator<TimingEvent, void, void> {
-  const other = core.ctx.desc.layout === 'ncdhw' ? 'NDHWC' : 'NCDHW';
-  const what = `${core.ctx.problem} ${pass}: via ${other}`;
-  let ms: number;
-  let name: string;
-  try {
-    const detour = core.ensureDetour();
-    const inner = detour.inner;
-    yield* tunePass(inner, pass, opts);
-    name = inner.executor(pass).info().name;
-    ms = yield* timeLayoutDetour(detour, pass, bench);
-  } catch (error) {
-    progress(`${what} not timed (${error instanceof Error ? error.message : String(error)})`);
-    return;
-  }
-  const wins = detourWins(ms, result.timeMs);
-  progress(`${what} (${name}) ${ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
-  if (!wins) return;
-  result.take({ kind: 'layoutDetour', timeMs: ms });
-  result.depthwise = null;
-  result.detour = true;
-  if (result.asForward !== undefined) {
-    result.asForward.inner.dispose();
-    result.asForward = undefined;
+  for (const candidate of CANDIDATES) {
+    const timed = yield* candidate(core, pass, bench, opts, progress);
+    if (timed === null) continue;
+    const wins = result.wins(timed);
+    progress(`${timed.label()} ${timed.ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
+    if (wins) result.take(timed);
+    else timed.drop();
   }
 }
 
@@ -316,3 +242,5 @@ function tuneFailed(core: PlanCore, pass: Conv3dPass, error: unknown): void {
     { type: 'BaracudaWarning', code: 'BARACUDA_AUTOTUNE_FAILED' },
   );
 }
+
+const CANDIDATES = tuneCandidates(tunePass);
