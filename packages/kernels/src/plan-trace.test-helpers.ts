@@ -2,12 +2,13 @@
  * The characterization matrix of Conv3dPlan: problems x modes x options x (alpha, beta, alignment,
  * workspace) x fake engine scripts x autotune cache states, each run against the fake libcuda and
  * libcudnn with every native call recorded (trace-recorder.test-helpers.ts). The traces are
- * committed under src/__traces__/; a change in what the plan calls, in what it reports or warns,
+ * committed under src/__traces__/ (gzipped text); a change in what the plan calls, in what it reports or warns,
  * or in what it leaves alive after dispose fails the test. `BARACUDA_TRACE_UPDATE=1` rewrites
  * them (a deliberate change of behaviour, reviewed in the diff).
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ElementKind, type PlanPreference, Workspace } from '@baracuda/types';
@@ -271,7 +272,7 @@ const TRACES = join(dirname(fileURLToPath(import.meta.url)), '__traces__');
 
 /**
  * The suite of one trace file: each scenario traced and compared line for line with
- * `src/__traces__/<file>.trace` (rewritten instead with BARACUDA_TRACE_UPDATE=1).
+ * `src/__traces__/<file>.trace.gz` (rewritten instead with BARACUDA_TRACE_UPDATE=1).
  */
 export function traceSuite(file: string, scenarios: readonly Scenario[]): void {
   const fakeCudnn = useFakeCudnn();
@@ -281,8 +282,12 @@ export function traceSuite(file: string, scenarios: readonly Scenario[]): void {
     () => {
       let stream: { dispose(): void } | undefined;
       const actual = new Map<string, string[]>();
-      const path = join(TRACES, `${file}.trace`);
-      const expected = existsSync(path) ? parseTraces(readFileSync(path, 'utf8')) : new Map();
+      // Gzipped (6.7 MB of text, 0.8 MB so): the device tool carries the tracked files, 64 MiB
+      // at most. Read one with `zcat src/__traces__/<file>.trace.gz`.
+      const path = join(TRACES, `${file}.trace.gz`);
+      const expected = existsSync(path)
+        ? parseTraces(gunzipSync(readFileSync(path)).toString('utf8'))
+        : new Map();
       const update = process.env.BARACUDA_TRACE_UPDATE === '1';
       beforeAll(async () => {
         const driver = await import('@baracuda/driver');
@@ -294,7 +299,7 @@ export function traceSuite(file: string, scenarios: readonly Scenario[]): void {
         delete process.env.FAKE_CUDNN_ENGINES;
         delete process.env.FAKE_CUDNN_KNOB_INFO;
         delete process.env.FAKE_CUDA_LAUNCH_MS;
-        if (update) writeFileSync(path, formatTraces(actual));
+        if (update) writeFileSync(path, gzipSync(formatTraces(actual), { level: 9 }));
       });
       const names = new Set<string>();
       for (const s of scenarios) {
