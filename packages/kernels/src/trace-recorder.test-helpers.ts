@@ -58,9 +58,11 @@ export function note(line: string): void {
   if (state.on) state.lines.push(untemp(line));
 }
 
-/** Paths in temporary folders (the fakes', the cache's) vary between runs. */
+/** Paths in temporary folders (the fakes', the cache's) and a kept-aside cache's time vary between runs. */
 function untemp(s: string): string {
-  return s.replace(/\/tmp\/[^/\s]+\//g, '<tmp>/');
+  return s
+    .replace(/\/tmp\/[^/\s]+\//g, '<tmp>/')
+    .replace(/\.corrupt-\d{4}-\d\d-\d\dT[\d-]+Z/g, '.corrupt-<time>');
 }
 
 function name(o: object, prefix = '#'): string {
