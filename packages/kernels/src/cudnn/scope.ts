@@ -4,6 +4,7 @@
  * FinalizationRegistry can free them when a plan is dropped undisposed; freed once, never
  * throwing.
  */
+import { DisposedError } from '@baracuda/types';
 import type { Role } from '../core/pass.js';
 import {
   type AttributeValues,
@@ -106,10 +107,10 @@ export class CudnnScope {
     registry.register(owner, this.#res, owner);
   }
 
-  /** The shared handle (throws once released). */
+  /** The shared handle (DisposedError once released: the plan was disposed). */
   get handle(): SharedHandle {
     const h = this.#res.handle;
-    if (h === null) throw new Error(`${this.problem}: the plan's cuDNN handle was released`);
+    if (h === null) throw new DisposedError('Conv3dPlan');
     return h;
   }
 
