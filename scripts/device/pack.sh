@@ -11,7 +11,7 @@ pnpm build >/dev/null
 cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node .carry/
 cp packages/conformance/dist/cli.cjs .carry/cli.cjs
 # The event-overhead script (the `events` phase) only with PACK_EVENTS=1: room is short (below).
-scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/leak-device-check"
+scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check"
 [ "${PACK_EVENTS:-0}" = 1 ] && scripts="$scripts kernels/scripts/event-overhead"
 rm -f .carry/kernels-event-overhead.mjs
 for s in $scripts; do

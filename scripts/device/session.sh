@@ -97,7 +97,11 @@ for phase in "$@"; do
       run leak-plain 120 $NODE --expose-gc .carry/kernels-leak-device-check.mjs ${LEAK_ARGS:-}
       run leak-hold 120 $NODE --expose-gc .carry/kernels-leak-device-check.mjs --hold ${LEAK_ARGS:-}
       run leak-semi1 120 $NODE --expose-gc --max-semi-space-size=1 .carry/kernels-leak-device-check.mjs ${LEAK_ARGS:-}
-      run leak-hold-semi1 120 $NODE --expose-gc --max-semi-space-size=1 .carry/kernels-leak-device-check.mjs --hold ${LEAK_ARGS:-} ;;
+      run leak-hold-semi1 120 $NODE --expose-gc --max-semi-space-size=1 .carry/kernels-leak-device-check.mjs --hold ${LEAK_ARGS:-}
+      # The same cycles on raw cuDNN handles (cudnnCreate/SetStream/Destroy), on both cuDNNs.
+      run handle-cycle 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs ${LEAK_ARGS:-}
+      run handle-cycle-hold 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs --hold ${LEAK_ARGS:-}
+      BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run handle-cycle-919 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs ${LEAK_ARGS:-} ;;
     # The cuDNN 9.8-9.15 f16/bf16 defect: run what the errata table refuses, with the refusal lifted.
     errata-small) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-small 240 $NODE .carry/cli.cjs check --suites tiny,odd,grouped,shared-scaled --dtypes f16,bf16 --layouts ncdhw --algos heuristic,pinned --no-extras --json "$LOGS/errata-small.json" ;;
     errata-large) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-large 400 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${ERRATA_DTYPES:-bf16,f16} --layouts ${ERRATA_LAYOUTS:-ncdhw} --algos heuristic --no-extras --json "$LOGS/errata-large.json" ;;
