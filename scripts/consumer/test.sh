@@ -100,4 +100,19 @@ for node_dir in "$(dirname "$(command -v node)")" "${NODE24_BIN:-}"; do
   fi
   echo "npx baracuda doctor: exit $status ($(grep -c . doctor.out) lines)"
 done
+echo "-- build from source (no prebuilt): BARACUDA_BUILD_FROM_SOURCE=1 npm rebuild, with cmake-js"
+rm -rf node_modules/@baracuda/native-linux-x64
+node -e "const p = require('@baracuda/driver').probe(); if (!/Could not load baracuda_driver/.test(p.reason)) process.exit(1)" \
+  || fail "the driver addon still loads with the platform package removed"
+npm install --no-audit --no-fund --loglevel=error --no-save cmake-js@8.0.0 >/dev/null
+BARACUDA_BUILD_FROM_SOURCE=1 npm rebuild @baracuda/driver @baracuda/cudnn-sys >/dev/null 2>&1 \
+  || fail "npm rebuild with BARACUDA_BUILD_FROM_SOURCE=1 failed"
+for file in driver/build/Release/baracuda_driver.node cudnn-sys/build/Release/baracuda_cudnn.node; do
+  [ -f "node_modules/@baracuda/$file" ] || fail "the build from source made no $file"
+done
+node -e "
+  const driver = require('@baracuda/driver').probe(), cudnn = require('@baracuda/cudnn-sys').probe();
+  for (const reason of [driver.reason, cudnn.reason]) if (/Could not load baracuda_/.test(String(reason))) process.exit(1);" \
+  || fail "the addons built from source do not load"
+echo "built both addons from source with the headers that came with the packages; they load"
 echo "consumer: ok"
