@@ -19,6 +19,17 @@ for s in $scripts; do
   npx esbuild "packages/$s.mjs" --bundle --platform=node --format=esm --target=node20 \
     --log-level=warning --outfile=".carry/$name.mjs"
 done
+# PACK_CONSUMER=1: what `consumer` (scripts/device/consumer.sh) installs there with npm, offline:
+# every package's tarball, node-addon-api, and npm itself (about 4 MiB).
+if [ "${PACK_CONSUMER:-0}" = 1 ]; then
+  rm -rf .carry/consumer
+  bash scripts/native/build-prebuilt.sh x64
+  bash scripts/consumer/pack.sh .carry/consumer
+  rm -f .carry/consumer/baracuda-native-linux-arm64-*.tgz
+  npm_dir="$(dirname "$(readlink -f "$(command -v npm)")")/.."
+  npm_dir="$(cd "$npm_dir" && pwd)"
+  tar -C "$(dirname "$npm_dir")" -cJf .carry/consumer/npm.tar.xz "$(basename "$npm_dir")"
+fi
 ls -la .carry
 # The device tool carries at most 64 MiB: the tracked files, the untracked ones git does not
 # ignore, and .carry. Say how close this is (results/ grows every session).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout depthwise leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: consumer info abi driver module layout depthwise leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -102,6 +102,9 @@ for phase in "$@"; do
       run handle-cycle 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs ${LEAK_ARGS:-}
       run handle-cycle-hold 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs --hold ${LEAK_ARGS:-}
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run handle-cycle-919 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs ${LEAK_ARGS:-} ;;
+    # What an npm user gets: the packed tarballs installed offline with npm into a fresh folder,
+    # then doctor and the demo from there (pack with PACK_CONSUMER=1; scripts/device/consumer.sh).
+    consumer) NODE=$NODE run consumer 240 bash scripts/device/consumer.sh ;;
     # The cuDNN 9.8-9.15 f16/bf16 defect: run what the errata table refuses, with the refusal lifted.
     errata-small) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-small 240 $NODE .carry/cli.cjs check --suites tiny,odd,grouped,shared-scaled --dtypes f16,bf16 --layouts ncdhw --algos heuristic,pinned --no-extras --json "$LOGS/errata-small.json" ;;
     errata-large) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-large 400 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${ERRATA_DTYPES:-bf16,f16} --layouts ${ERRATA_LAYOUTS:-ncdhw} --algos heuristic --no-extras --json "$LOGS/errata-large.json" ;;
