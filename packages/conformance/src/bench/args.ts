@@ -22,7 +22,7 @@ export interface BenchOptions {
   dtypes: BenchDtype[];
   /** ndhwc applies to f16 and bf16 only. Defaults to `ncdhw,ndhwc`. */
   layouts: BenchLayout[];
-  /** Defaults to `fw,bwData,bwFilter`. */
+  /** Defaults to `fw,bwData,bwFilter,bwStep`. */
   passes: BenchPass[];
   /** Defaults to `pinned,heuristic,autotune`. */
   modes: BenchMode[];
@@ -76,6 +76,17 @@ export interface BenchOptions {
    * `rotated`, an output per input set. Defaults to `shared`.
    */
   outputs: BenchOutputs;
+  /**
+   * Measure only shard `index` of `count` (`--shard k/M`): the groups are split into `count`
+   * disjoint shards of about equal estimated time (see shards.ts); `bench merge` joins them.
+   * Defaults to `undefined` (every group).
+   */
+  shard: { index: number; count: number } | undefined;
+  /**
+   * The commit the measured code was built from, recorded on every row (`--commit`). Defaults to
+   * `$BARACUDA_BENCH_COMMIT`, else `git rev-parse HEAD` in the working directory, else `unknown`.
+   */
+  commit: string | undefined;
   /** Fewer cases, shorter warm-up, tighter budgets: fits one comparison in ~3-4 minutes. Defaults to `false`. */
   quick: boolean;
   /** Print the usage and exit. Defaults to `false`. */
@@ -104,7 +115,8 @@ Options:
   --groups <a:b:c,...>      only these groups, each case:dtype:layout (e.g. c3d-conv2:tf32:ncdhw)
   --dtypes <list>           f32,tf32,f16,bf16,f64 (default: all; f64 only on small cases)
   --layouts <list>          ncdhw,ndhwc (ndhwc applies to f16/bf16; default: both)
-  --passes <list>           fw,bwData,bwFilter (default: all)
+  --passes <list>           fw,bwData,bwFilter,bwStep (default: all; bwStep = dX and dW of a
+                            training step: our runBwData + runDw, PyTorch's one autograd backward)
   --algos <list>            pinned,heuristic,autotune (default: all)
   --reps <n>                timed repetitions per mode, median reported (default: 30)
   --warmup <n>              untimed calls first (default: 5)
@@ -122,6 +134,10 @@ Options:
   --max-workspace-mib <n>   workspace limit of our plans in MiB (default: the library's 'auto')
   --outputs <shared|rotated>  one output per group, overwritten by every call as PyTorch's
                             allocator does (default), or one per input set
+  --shard <k/M>             only shard k of M: the groups split into M disjoint shards of about
+                            equal estimated time; bench merge joins them (default: every group)
+  --commit <sha>            the commit measured, recorded on every row (default:
+                            $BARACUDA_BENCH_COMMIT, else git rev-parse HEAD, else unknown)
   --out <dir>               output folder (default: packages/conformance/bench-results)
   --label <text>            label for this run, in the outputs and file names
   --quick                   representative cases, warm-up 3, pinned budget 500 ms, time budget 150 s
@@ -149,6 +165,8 @@ const FLAGS_WITH_VALUE = new Set([
   'outputs',
   'out',
   'label',
+  'shard',
+  'commit',
 ]);
 const BOOLEAN_FLAGS = new Set(['vs-torch', 'quick', 'help']);
 
@@ -171,6 +189,26 @@ function nameList(flag: string, raw: string | undefined, what: string): string[]
     .filter((s) => s.length > 0);
   if (names.length === 0) throw new InvalidArgumentError(flag, what, raw);
   return names;
+}
+
+/** `k/M` with 1 ≤ k ≤ M ≤ 64. */
+export function parseShard(raw: string | undefined): { index: number; count: number } | undefined {
+  if (raw === undefined) return undefined;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
+  const index = m ? Number(m[1]) : Number.NaN;
+  const count = m ? Number(m[2]) : Number.NaN;
+  if (!(index >= 1 && count >= index && count <= 64)) {
+    throw new InvalidArgumentError('--shard', 'k/M with 1 ≤ k ≤ M ≤ 64 (e.g. 2/3)', raw);
+  }
+  return { index, count };
+}
+
+function parseCommit(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[0-9a-f]{7,40}(-dirty)?$/.test(raw)) {
+    throw new InvalidArgumentError('--commit', 'a hex commit id of 7 to 40 digits, optionally -dirty', raw);
+  }
+  return raw;
 }
 
 function parseOutputs(raw: string | undefined): BenchOutputs {
@@ -308,6 +346,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         ? undefined
         : number('max-workspace-mib', 'positive integer', 1024) * 2 ** 20,
     outputs: parseOutputs(get('outputs')),
+    shard: parseShard(get('shard')),
+    commit: parseCommit(get('commit')),
     quick,
     help: booleans.has('help'),
   };
