@@ -26,6 +26,7 @@ describe('@baracuda/types entry point', () => {
         'MathPrecision',
         'OpCategory',
         'PLAN_ALGORITHMS',
+        'ReportMismatchError',
         'UnsupportedError',
         'Workspace',
         'WorkspaceTooSmallError',

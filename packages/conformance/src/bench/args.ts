@@ -206,7 +206,11 @@ export function parseShard(raw: string | undefined): { index: number; count: num
 function parseCommit(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (!/^[0-9a-f]{7,40}(-dirty)?$/.test(raw)) {
-    throw new InvalidArgumentError('--commit', 'a hex commit id of 7 to 40 digits, optionally -dirty', raw);
+    throw new InvalidArgumentError(
+      '--commit',
+      'a hex commit id of 7 to 40 digits, optionally -dirty',
+      raw,
+    );
   }
   return raw;
 }

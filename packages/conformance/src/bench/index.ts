@@ -235,7 +235,9 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
       `Shard ${index} of ${count}: ${groups.length} of ${planned.groups.length} groups, estimated ${Math.round(shards[index - 1]!.seconds)} s (shards: ${shards.map((s) => `${Math.round(s.seconds)} s`).join(', ')}).`,
     );
     if (groups.length === 0) {
-      io.stderr(`bench: shard ${index} of ${count} holds no group (${planned.groups.length} groups in all)\n`);
+      io.stderr(
+        `bench: shard ${index} of ${count} holds no group (${planned.groups.length} groups in all)\n`,
+      );
       return 2;
     }
   }

@@ -4,7 +4,7 @@
  * the command's file reading and writing.
  */
 import { readFileSync } from 'node:fs';
-import { InvalidArgumentError } from '@baracuda/types';
+import { InvalidArgumentError, ReportMismatchError } from '@baracuda/types';
 import { parseFlags } from '../cli/args.js';
 import { summarize } from './compare.js';
 import type { BenchReport } from './types.js';
@@ -66,7 +66,7 @@ function groupsOf(r: BenchReport): Set<string> {
 }
 
 /**
- * Join the shards of one run. Throws InvalidArgumentError naming both reports when two were
+ * Join the shards of one run. Throws ReportMismatchError naming both reports when two were
  * measured on different (or unknown) commits, measured the same group, or differ in GPU, cuDNN,
  * driver, settings or suite. The first report gives the settings, peaks and PyTorch's identity;
  * every report's rows, host overhead and notes (attributed) are kept.
@@ -81,30 +81,24 @@ export function mergeReports(
   }
   const first = reports[0]!;
   const commit = reportCommit(first);
+  const side = (i: number, value: string) => ({ source: names[i]!, value });
   reports.forEach((r, i) => {
-    if (reportCommit(r) === 'unknown') {
-      throw new InvalidArgumentError(
-        'reports',
-        'reports that record the commit they measured',
-        `${names[i]} with an unknown commit`,
-      );
+    const theirs = reportCommit(r);
+    if (theirs === 'unknown' || commit === 'unknown') {
+      throw new ReportMismatchError('an unknown commit', side(0, commit), side(i, theirs));
     }
-    if (reportCommit(r) !== commit) {
-      throw new InvalidArgumentError(
-        'reports',
-        `reports measured on one commit (${commit} in ${names[0]})`,
-        `${reportCommit(r)} in ${names[i]}`,
-      );
+    if (theirs !== commit) {
+      throw new ReportMismatchError('different commits', side(0, commit), side(i, theirs));
     }
   });
   const expected = agreements(first);
   reports.forEach((r, i) => {
     agreements(r).forEach(([what, value], k) => {
       if (value !== expected[k]![1]) {
-        throw new InvalidArgumentError(
-          'reports',
-          `reports of one run (${what} ${expected[k]![1]} in ${names[0]})`,
-          `${what} ${value} in ${names[i]}`,
+        throw new ReportMismatchError(
+          `different ${what}`,
+          side(0, expected[k]![1]),
+          side(i, value),
         );
       }
     });
@@ -114,10 +108,10 @@ export function mergeReports(
     for (const group of groupsOf(r)) {
       const held = owner.get(group);
       if (held !== undefined) {
-        throw new InvalidArgumentError(
-          'reports',
-          `reports of disjoint groups (${group} is in ${names[held]})`,
-          `${group} again in ${names[i]}`,
+        throw new ReportMismatchError(
+          `overlapping groups (each group is measured once)`,
+          side(held, group),
+          side(i, group),
         );
       }
       owner.set(group, i);

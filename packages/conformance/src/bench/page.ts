@@ -50,7 +50,8 @@ function groupKeyOf(row: BenchRowResult): string {
 /** Rows by group, in the report's order. */
 function byGroup(rows: readonly BenchRowResult[]): Map<string, BenchRowResult[]> {
   const groups = new Map<string, BenchRowResult[]>();
-  for (const row of rows) groups.set(groupKeyOf(row), [...(groups.get(groupKeyOf(row)) ?? []), row]);
+  for (const row of rows)
+    groups.set(groupKeyOf(row), [...(groups.get(groupKeyOf(row)) ?? []), row]);
   return groups;
 }
 
@@ -154,9 +155,20 @@ function rowsTable(out: string[], r: BenchReport | undefined): void {
   );
   const head = ['group', 'PyTorch default fw ms'];
   for (const pass of PASS_ORDER) head.push(`${pass} d`, `${pass} t`);
-  out.push(`| ${head.join(' | ')} |`, `|---|${head.slice(1).map(() => '---:').join('|')}|`);
+  out.push(
+    `| ${head.join(' | ')} |`,
+    `|---|${head
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+  );
   if (!r) {
-    out.push(`| (no run yet) |${head.slice(1).map(() => ' — ').join('|')}|`);
+    out.push(
+      `| (no run yet) |${head
+        .slice(1)
+        .map(() => ' — ')
+        .join('|')}|`,
+    );
     return;
   }
   for (const [group, rows] of byGroup(r.rows)) {
@@ -212,7 +224,11 @@ function timeToPlan(out: string[], r: BenchReport | undefined): void {
 }
 
 function overhead(out: string[], r: BenchReport | undefined): void {
-  out.push('', '## Host overhead, µs per call (tiny problem, 1,000 calls without a sync, median of 5)', '');
+  out.push(
+    '',
+    '## Host overhead, µs per call (tiny problem, 1,000 calls without a sync, median of 5)',
+    '',
+  );
   out.push(
     'Ours in the heuristic mode; PyTorch in a fresh process per column, after every timing process had ended.',
     '',
@@ -232,7 +248,8 @@ function overhead(out: string[], r: BenchReport | undefined): void {
     const cell = (side: string) => {
       const values = entries
         .filter(
-          (o) => o.side === side && `${o.dtype} ${o.layout}` === problem && (o.pass ?? 'fw') === pass,
+          (o) =>
+            o.side === side && `${o.dtype} ${o.layout}` === problem && (o.pass ?? 'fw') === pass,
         )
         .map((o) => o.usPerCall)
         .filter((v): v is number => typeof v === 'number');

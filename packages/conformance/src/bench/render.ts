@@ -213,7 +213,9 @@ export function renderMarkdown(report: BenchReport): string {
     out.push('| comparison | scope | geomean | rows |', '|---|---|---:|---:|');
     for (const p of report.summary.peers) {
       for (const e of p.geomeans)
-        out.push(`| ${p.mode} / torch ${p.column} | ${e.scope} | ${e.geomean.toFixed(3)}× | ${e.count} |`);
+        out.push(
+          `| ${p.mode} / torch ${p.column} | ${e.scope} | ${e.geomean.toFixed(3)}× | ${e.count} |`,
+        );
     }
     out.push('');
     for (const p of report.summary.peers) {

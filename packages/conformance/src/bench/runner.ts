@@ -431,7 +431,7 @@ export async function runBenchReport(
   const torchInfo: Partial<Record<TorchColumn, TorchInfo>> = {};
   const torchRounds = new Map<TorchColumn, Map<string, TorchRowResult[]>>();
   const turns = new Map<TorchColumn, TorchTurns>();
-  let torchError: string | undefined;
+  const torchErrors: string[] = [];
   if (options.vsTorch && context.openTorchTurns) {
     for (const column of TORCH_COLUMNS) {
       log(`starting PyTorch (${column} column), to take turns with it group by group...`);
@@ -440,7 +440,7 @@ export async function runBenchReport(
       notes.push(...hello.notes);
       if (hello.info) torchInfo[column] = hello.info;
       if (hello.error) {
-        torchError = `${column} column: ${hello.error}`;
+        torchErrors.push(`${column} column: ${hello.error}`);
         await opened.close();
         continue;
       }
@@ -466,7 +466,8 @@ export async function runBenchReport(
       const note = `time budget of ${options.timeBudgetS} s reached`;
       results = skippedRows(group, options.modes, note);
       for (const column of turns.keys())
-        for (const row of torchJobRows(group)) record(column, { id: row.id, status: 'skipped', note });
+        for (const row of torchJobRows(group))
+          record(column, { id: row.id, status: 'skipped', note });
     } else {
       log(
         `[${index + 1}/${groups.length}] ${groupKey(group)} (${group.sets} set${group.sets > 1 ? 's' : ''}), ${options.rounds} round${options.rounds > 1 ? 's' : ''}${turns.size > 0 ? ` in turns with PyTorch (${[...turns.keys()].join(', ')})` : ''}`,
@@ -559,7 +560,7 @@ export async function runBenchReport(
     notes,
   };
   if (Object.keys(torchInfo).length > 0) report.torch = torchInfo;
-  if (torchError) report.torchError = torchError;
+  if (torchErrors.length > 0) report.torchError = torchErrors.join('; ');
   if (turns.size > 0) {
     const torchRows: Partial<Record<TorchColumn, TorchRowResult[]>> = {};
     for (const [column, byId] of torchRounds)
