@@ -212,6 +212,10 @@ describe('parseBenchArgs', () => {
       'Expected k/M with 1 ≤ k ≤ M ≤ 64 (e.g. 2/3) for --shard but received "2" of type string',
     ],
     [
+      ['--tuned-on', 'f16:nhwc'],
+      'Expected dtype:layout with a dtype of f32, tf32, f16, bf16, f64 and a layout of ncdhw, ndhwc for --tuned-on but received "f16:nhwc" of type string',
+    ],
+    [
       ['--commit', 'HEAD'],
       'Expected a hex commit id of 7 to 40 digits, optionally -dirty for --commit but received "HEAD" of type string',
     ],
@@ -233,6 +237,10 @@ describe('--shard and --commit', () => {
     expect(parseBenchArgs(['--shard', '2/3']).shard).toEqual({ index: 2, count: 3 });
     expect(parseBenchArgs(['--shard=1/1']).shard).toEqual({ index: 1, count: 1 });
     expect(parseBenchArgs(['--commit', '8654548']).commit).toBe('8654548');
+    expect(parseBenchArgs(['--tuned-on', 'f16:ndhwc,f32:ncdhw']).tunedOn).toEqual([
+      'f16:ndhwc',
+      'f32:ncdhw',
+    ]);
     expect(parseBenchArgs(['--commit', `${'a'.repeat(40)}-dirty`]).commit).toBe(
       `${'a'.repeat(40)}-dirty`,
     );

@@ -83,6 +83,12 @@ export interface BenchOptions {
    */
   shard: { index: number; count: number } | undefined;
   /**
+   * Run the tuned pair (our autotune mode and PyTorch's tuned column) only on groups of these
+   * `dtype:layout` (`--tuned-on`), so a run fits a time budget that a cold autotune of every group
+   * does not; the other groups run the default pair alone. Defaults to `undefined` (every group).
+   */
+  tunedOn: string[] | undefined;
+  /**
    * The commit the measured code was built from, recorded on every row (`--commit`). Defaults to
    * `$BARACUDA_BENCH_COMMIT`, else `git rev-parse HEAD` in the working directory, else `unknown`.
    */
@@ -136,6 +142,9 @@ Options:
                             allocator does (default), or one per input set
   --shard <k/M>             only shard k of M: the groups split into M disjoint shards of about
                             equal estimated time; bench merge joins them (default: every group)
+  --tuned-on <dtype:layout,...>  autotune and PyTorch tuned only on groups of these dtype:layout
+                            (e.g. f16:ndhwc,f32:ncdhw); the rest get the default pair only
+                            (default: every group)
   --commit <sha>            the commit measured, recorded on every row (default:
                             $BARACUDA_BENCH_COMMIT, else git rev-parse HEAD, else unknown)
   --out <dir>               output folder (default: packages/conformance/bench-results)
@@ -167,6 +176,7 @@ const FLAGS_WITH_VALUE = new Set([
   'label',
   'shard',
   'commit',
+  'tuned-on',
 ]);
 const BOOLEAN_FLAGS = new Set(['vs-torch', 'quick', 'help']);
 
@@ -201,6 +211,26 @@ export function parseShard(raw: string | undefined): { index: number; count: num
     throw new InvalidArgumentError('--shard', 'k/M with 1 ≤ k ≤ M ≤ 64 (e.g. 2/3)', raw);
   }
   return { index, count };
+}
+
+function parseTunedOn(raw: string | undefined): string[] | undefined {
+  const items = nameList('--tuned-on', raw, 'a comma-separated list of dtype:layout');
+  if (!items) return undefined;
+  for (const item of items) {
+    const [dtype, layout, extra] = item.split(':');
+    if (
+      extra !== undefined ||
+      !(ALL_DTYPES as readonly string[]).includes(dtype ?? '') ||
+      !(ALL_LAYOUTS as readonly string[]).includes(layout ?? '')
+    ) {
+      throw new InvalidArgumentError(
+        '--tuned-on',
+        `dtype:layout with a dtype of ${ALL_DTYPES.join(', ')} and a layout of ${ALL_LAYOUTS.join(', ')}`,
+        item,
+      );
+    }
+  }
+  return items;
 }
 
 function parseCommit(raw: string | undefined): string | undefined {
@@ -351,6 +381,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         : number('max-workspace-mib', 'positive integer', 1024) * 2 ** 20,
     outputs: parseOutputs(get('outputs')),
     shard: parseShard(get('shard')),
+    tunedOn: parseTunedOn(get('tuned-on')),
     commit: parseCommit(get('commit')),
     quick,
     help: booleans.has('help'),

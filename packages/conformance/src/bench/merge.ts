@@ -55,6 +55,7 @@ function agreements(r: BenchReport): [string, string][] {
     ['modes', s.modes.join(',')],
     ['passes', s.passes.join(',')],
     ['outputs', String(s.outputs ?? 'rotated')],
+    ['tuned-on groups', (s.tunedOn ?? ['every group']).join(',')],
     ['autotune cache', r.autotuneCache?.state ?? 'unknown'],
     ['suite groups', (r.suiteGroups ?? []).join(',')],
   ];

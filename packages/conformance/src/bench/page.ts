@@ -94,6 +94,9 @@ function header(out: string[], input: PageInput): void {
   out.push(
     `- **timing** CUDA events per call, warm-up ${s.warmup}, median of ${s.reps} reps per round, ${s.rounds ?? 1} rounds; each round times our modes, then PyTorch default, then PyTorch tuned (separate processes, no profiler in any), group by group`,
   );
+  out.push(
+    `- **tuned pair** (our autotune, PyTorch tuned) ${s.tunedOn ? `only on the ${s.tunedOn.join(', ')} groups (one per case: a cold autotune of every group does not fit the run's budget); every other row has the default pair alone` : 'on every group'}`,
+  );
   const cache = r.autotuneCache;
   out.push(
     `- **autotune cache** ${cache ? `${cache.state}${cache.state === 'carried' ? ` (${cache.entriesAtStart} entries at the start: autotune select times are cache hits)` : ' (every autotune select tuned)'}` : 'not recorded'}`,

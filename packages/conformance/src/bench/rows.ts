@@ -76,3 +76,25 @@ export function planGroups(
 export function groupKey(group: Pick<BenchGroup, 'case' | 'dtype' | 'layout'>): string {
   return `${group.case.name}:${group.dtype}:${group.layout}`;
 }
+
+/**
+ * Whether a group runs the tuned pair (autotune and PyTorch tuned): autotune is asked for and
+ * `tunedOn` (`dtype:layout` patterns) is absent or names the group's dtype and layout.
+ */
+export function isTunedGroup(
+  group: Pick<BenchGroup, 'dtype' | 'layout'>,
+  options: Pick<BenchOptions, 'modes'> & Partial<Pick<BenchOptions, 'tunedOn'>>,
+): boolean {
+  if (!options.modes.includes('autotune')) return false;
+  return !options.tunedOn || options.tunedOn.includes(`${group.dtype}:${group.layout}`);
+}
+
+/** Our modes on a group: the asked-for modes, without autotune where the group is not tuned. */
+export function modesFor(
+  group: Pick<BenchGroup, 'dtype' | 'layout'>,
+  options: Pick<BenchOptions, 'modes'> & Partial<Pick<BenchOptions, 'tunedOn'>>,
+): BenchOptions['modes'] {
+  return isTunedGroup(group, options)
+    ? options.modes
+    : options.modes.filter((m) => m !== 'autotune');
+}

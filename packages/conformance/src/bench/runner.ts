@@ -16,7 +16,7 @@ import {
   rowId,
 } from './math.js';
 import { formatMs } from './render.js';
-import { groupKey } from './rows.js';
+import { groupKey, isTunedGroup, modesFor } from './rows.js';
 import {
   OVERHEAD_CALLS,
   OVERHEAD_PROBLEMS,
@@ -448,6 +448,9 @@ export async function runBenchReport(
       torchRounds.set(column, new Map());
     }
   }
+  /** The PyTorch columns a group is timed with: tuned only where our autotune runs. */
+  const columnsFor = (group: BenchGroup) =>
+    [...turns.keys()].filter((c) => c === 'default' || isTunedGroup(group, options));
   const record = (column: TorchColumn, row: TorchRowResult) => {
     const byId = torchRounds.get(column)!;
     byId.set(row.id, [...(byId.get(row.id) ?? []), row]);
@@ -464,22 +467,23 @@ export async function runBenchReport(
         budgetHit = true;
       }
       const note = `time budget of ${options.timeBudgetS} s reached`;
-      results = skippedRows(group, options.modes, note);
-      for (const column of turns.keys())
+      results = skippedRows(group, modesFor(group, options), note);
+      for (const column of columnsFor(group))
         for (const row of torchJobRows(group))
           record(column, { id: row.id, status: 'skipped', note });
     } else {
+      const columns = columnsFor(group);
       log(
-        `[${index + 1}/${groups.length}] ${groupKey(group)} (${group.sets} set${group.sets > 1 ? 's' : ''}), ${options.rounds} round${options.rounds > 1 ? 's' : ''}${turns.size > 0 ? ` in turns with PyTorch (${[...turns.keys()].join(', ')})` : ''}`,
+        `[${index + 1}/${groups.length}] ${groupKey(group)} (${group.sets} set${group.sets > 1 ? 's' : ''}), ${options.rounds} round${options.rounds > 1 ? 's' : ''}${columns.length > 0 ? ` in turns with PyTorch (${columns.join(', ')})` : ''}`,
       );
-      results = await benchGroup(group, options.modes, options, backend, {
+      results = await benchGroup(group, modesFor(group, options), options, backend, {
         rounds: options.rounds,
         afterRound: async (round) => {
-          for (const [column, theirs] of turns)
-            for (const row of await theirs.round(group, round)) record(column, row);
+          for (const column of columns)
+            for (const row of await turns.get(column)!.round(group, round)) record(column, row);
         },
       });
-      for (const theirs of turns.values()) await theirs.release();
+      for (const column of columns) await turns.get(column)!.release();
     }
     for (const pass of group.passes) {
       const key = { case: group.case.name, dtype: group.dtype, layout: group.layout, pass };
@@ -553,6 +557,7 @@ export async function runBenchReport(
       rotateBelowBytes: ROTATE_BELOW_BYTES,
       outputs: options.outputs,
       ...(options.rounds > 1 ? { rounds: options.rounds } : {}),
+      ...(options.tunedOn ? { tunedOn: options.tunedOn } : {}),
     },
     peaks,
     overhead,

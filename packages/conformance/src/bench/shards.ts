@@ -6,11 +6,17 @@
 import type { BenchOptions } from './args.js';
 import type { GroupCost } from './costs.js';
 import { GROUP_COSTS } from './group-costs.js';
-import { groupKey } from './rows.js';
+import { groupKey, isTunedGroup, modesFor } from './rows.js';
 import { type BenchGroup, type BenchPass, TORCH_COLUMNS } from './types.js';
 
 /** Host-side cost of a group beyond its GPU work: allocating and filling inputs, worker requests. */
 export const GROUP_FIXED_S = 2;
+/**
+ * What a shard costs beyond its groups: starting node and two PyTorch workers (CUDA and cuDNN
+ * initialisation), the copy and GEMM peaks, and in shard 1 the host-overhead runs (ours, then a
+ * fresh PyTorch process per column).
+ */
+export const SHARD_FIXED_S = 60;
 /**
  * PyTorch's benchmark search with `benchmark_limit = 0` was never measured before issue 22; until
  * a run records it (firstCallMs), it is estimated as this fraction of our cold autotune.
@@ -41,21 +47,25 @@ function passMs(cost: GroupCost, pass: BenchPass): [number, number, number] {
  */
 export function estimateGroupSeconds(
   group: BenchGroup,
-  options: Pick<BenchOptions, 'modes' | 'reps' | 'warmup' | 'rounds' | 'vsTorch'>,
+  options: Pick<BenchOptions, 'modes' | 'reps' | 'warmup' | 'rounds' | 'vsTorch'> &
+    Partial<Pick<BenchOptions, 'tunedOn'>>,
   costs: Readonly<Record<string, GroupCost>> = GROUP_COSTS,
   carriedCache = false,
 ): number {
   const cost = costs[groupKey(group)] ?? fallbackCost(group);
-  const autotune = options.modes.includes('autotune');
+  const tunedPair = isTunedGroup(group, options);
+  const modes = modesFor(group, options);
+  const columns = TORCH_COLUMNS.filter((c) => c === 'default' || tunedPair).length;
   let seconds = GROUP_FIXED_S;
-  if (autotune && !carriedCache) seconds += cost.autotuneS;
-  if (options.vsTorch) seconds += cost.torchSearchS ?? TORCH_SEARCH_GUESS * cost.autotuneS;
+  if (tunedPair && !carriedCache) seconds += cost.autotuneS;
+  if (options.vsTorch && tunedPair)
+    seconds += cost.torchSearchS ?? TORCH_SEARCH_GUESS * cost.autotuneS;
   const calls = Math.max(1, options.rounds) * (options.warmup + options.reps);
   for (const pass of group.passes) {
     const [heuristic, tuned, torch] = passMs(cost, pass);
     let ms = 0;
-    for (const mode of options.modes) ms += mode === 'autotune' ? tuned : heuristic;
-    if (options.vsTorch) ms += TORCH_COLUMNS.length * torch;
+    for (const mode of modes) ms += mode === 'autotune' ? tuned : heuristic;
+    if (options.vsTorch) ms += columns * torch;
     seconds += (calls * ms) / 1e3;
   }
   return seconds;
@@ -87,16 +97,20 @@ export function splitIntoShards(
   return shards;
 }
 
-/** The shards of a run with their estimated seconds, for `bench shards` and the run's log. */
+/**
+ * The shards of a run with their estimated seconds (the groups' and SHARD_FIXED_S), for `bench
+ * shards` and the run's log.
+ */
 export function planShards(
   groups: readonly BenchGroup[],
   count: number,
-  options: Pick<BenchOptions, 'modes' | 'reps' | 'warmup' | 'rounds' | 'vsTorch'>,
+  options: Pick<BenchOptions, 'modes' | 'reps' | 'warmup' | 'rounds' | 'vsTorch'> &
+    Partial<Pick<BenchOptions, 'tunedOn'>>,
   carriedCache = false,
 ): { groups: BenchGroup[]; seconds: number }[] {
   const estimate = (g: BenchGroup) => estimateGroupSeconds(g, options, GROUP_COSTS, carriedCache);
   return splitIntoShards(groups, count, estimate).map((shard) => ({
     groups: shard,
-    seconds: shard.reduce((sum, g) => sum + estimate(g), 0),
+    seconds: SHARD_FIXED_S + shard.reduce((sum, g) => sum + estimate(g), 0),
   }));
 }

@@ -257,6 +257,8 @@ export interface BenchReport {
      * PyTorch's whole run); `mixed`: a merged report whose reports differ.
      */
     rounds?: number | 'mixed';
+    /** `dtype:layout` of the groups the tuned pair ran on; absent: every group. */
+    tunedOn?: string[];
   };
   peaks: BenchPeaks;
   overhead: OverheadResult[];
