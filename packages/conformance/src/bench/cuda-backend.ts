@@ -4,10 +4,11 @@
  */
 import { probe as probeCudnn } from '@baracuda/cudnn-sys';
 import { Device, DeviceBuffer, Event, probe as probeDriver, type Stream } from '@baracuda/driver';
-import { type Conv3dPass, Conv3dDescriptor, Conv3dPlan } from '@baracuda/kernels';
+import { Conv3dDescriptor, Conv3dPlan } from '@baracuda/kernels';
 import type { BackendFactoryResult, BenchBackend, GroupSession, PlanSession } from './backend.js';
 import { elementBytes, median, tensorElements } from './math.js';
 import { randomBytes } from './random.js';
+import { planPasses } from './rows.js';
 import type {
   BenchCase,
   BenchDtype,
@@ -89,16 +90,6 @@ export function describeAlgorithm(info: unknown): string | undefined {
     return text.length > 120 ? `${text.slice(0, 117)}...` : text;
   }
   return String(info);
-}
-
-/** The library's passes behind the bench's: bwStep is backward-data and backward-filter. */
-export function planPasses(passes: readonly BenchPass[]): Conv3dPass[] {
-  const out: Conv3dPass[] = [];
-  for (const pass of passes) {
-    for (const p of pass === 'bwStep' ? (['bwData', 'bwFilter'] as const) : [pass])
-      if (!out.includes(p)) out.push(p);
-  }
-  return out;
 }
 
 class CudaBenchBackend implements BenchBackend {

@@ -145,7 +145,7 @@ function summary(out: string[], r: BenchReport | undefined): void {
     const more = p.lossRows.length - listed.length;
     out.push(
       '',
-      `Losses against PyTorch ${column} (${p.losses}, worst first${more > 0 ? `; ${more} more in the JSON` : ''}): ${listed.map(mdCell).join('; ')}.`,
+      `Losses against PyTorch ${column} (${p.losses}, worst first${more > 0 ? `; ${more} more in the JSON` : ''}): ${listed.map((l) => mdCell(l.replace(/\|/g, ' '))).join('; ')}.`,
     );
   }
 }

@@ -3,7 +3,7 @@
  */
 import type { BenchOptions } from './args.js';
 import { convBytes, convMacs, layoutsFor, rotationSets } from './math.js';
-import type { BenchCase, BenchGroup } from './types.js';
+import type { BenchCase, BenchGroup, BenchPass } from './types.js';
 
 export interface PlannedGroups {
   groups: BenchGroup[];
@@ -97,4 +97,14 @@ export function modesFor(
   return isTunedGroup(group, options)
     ? options.modes
     : options.modes.filter((m) => m !== 'autotune');
+}
+
+/** The library's passes behind the bench's, in order, once each: bwStep is bwData and bwFilter. */
+export function planPasses(passes: readonly BenchPass[]): Array<'fw' | 'bwData' | 'bwFilter'> {
+  const out: Array<'fw' | 'bwData' | 'bwFilter'> = [];
+  for (const pass of passes) {
+    for (const p of pass === 'bwStep' ? (['bwData', 'bwFilter'] as const) : [pass])
+      if (!out.includes(p)) out.push(p);
+  }
+  return out;
 }

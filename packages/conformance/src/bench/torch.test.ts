@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError } from '@baracuda/types';
@@ -65,6 +65,29 @@ describe('buildTorchJob', () => {
       ['f16', 'ncdhw', 1000, 5],
       ['f16', 'ndhwc', 1000, 5],
     ]);
+  });
+});
+
+describe('torch_conv3d_bench.py set-up (static)', () => {
+  const source = readFileSync(path.resolve(__dirname, '../../bench/torch_conv3d_bench.py'), 'utf8');
+  // The code after the module docstring (which says why there is no profiler).
+  const code = source.slice(source.indexOf('"""', source.indexOf('"""') + 3) + 3);
+
+  it('imports and calls no profiler anywhere: every process of it times', () => {
+    expect(code).not.toMatch(/torch\.profiler|profiler|ProfilerActivity|\bprofile\(/);
+    expect(code).not.toMatch(/\bcupti\b|autograd\.profiler/i);
+  });
+
+  it('sets the search per column once, for the life of the process', () => {
+    const configure = code.slice(
+      code.indexOf('def configure_column'),
+      code.indexOf('class TorchSide'),
+    );
+    expect(configure).toContain('cudnn.benchmark = True');
+    expect(configure).toContain('cudnn.benchmark_limit = 0');
+    expect(configure).toContain('cudnn.benchmark = False');
+    // Nothing else in the script touches the search settings.
+    expect(code.match(/benchmark(_limit)? = /g)).toHaveLength(3);
   });
 });
 
