@@ -14,7 +14,7 @@ import { autotuneCacheState, driverVersion, resolveCommit } from './provenance.j
 import { renderMarkdown, renderSvg } from './render.js';
 import { groupKey, planGroups } from './rows.js';
 import { type RunIdentity, type RunnerContext, runBenchReport } from './runner.js';
-import { planShards } from './shards.js';
+import { estimateGroupSeconds, planShards } from './shards.js';
 import {
   buildTorchJob,
   findTorchScript,
@@ -265,6 +265,13 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
         log,
         openTorchTurns: torchTurnsOpener(options, log),
         runTorchOverhead: torchOverheadRunner(options, outDir, log),
+        estimateS: (group) =>
+          estimateGroupSeconds(
+            group,
+            options,
+            undefined,
+            identity.autotuneCache.state === 'carried',
+          ),
       },
       notes,
       identity,

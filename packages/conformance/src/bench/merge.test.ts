@@ -130,6 +130,24 @@ describe('mergeReports', () => {
     );
   });
 
+  it('lets another report measure a group that one skipped whole, dropping the skipped rows', () => {
+    const cut = shard2();
+    cut.rows.push({
+      ...row('c|f32|ncdhw|fw', 1),
+      modes: [{ mode: 'heuristic', status: 'skipped', note: 'time budget of 420 s reached' }],
+    });
+    const m1 = mergeReports([shard1(), cut], 'x');
+    expect(m1.rows.map((r) => r.id)).toEqual(['a|f32|ncdhw|fw', 'b|f32|ncdhw|fw']);
+    expect(m1.notes[1]).toBe('Not measured: 1 of 3 suite groups (c:f32:ncdhw).');
+    const rerun = report('rerun', '2026-12-01T21:30:00Z', [row('c|f32|ncdhw|fw', 1)]);
+    const m2 = mergeReports([shard1(), cut, rerun], 'x');
+    expect(m2.rows.map((r) => [r.id, r.source])).toEqual([
+      ['a|f32|ncdhw|fw', 'shard-1 started 2026-12-01T21:00:00Z'],
+      ['b|f32|ncdhw|fw', 'shard-2 started 2026-12-01T21:10:00Z'],
+      ['c|f32|ncdhw|fw', 'rerun started 2026-12-01T21:30:00Z'],
+    ]);
+  });
+
   it('refuses other GPUs, cuDNNs, settings or cache states', () => {
     const b = shard2();
     b.ours = { cudnn: { version: '9.14.0', path: null } };

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, ReportMismatchError } from '@baracuda/types';
 import { parseFlags } from '../cli/args.js';
 import { summarize } from './compare.js';
-import type { BenchReport } from './types.js';
+import type { BenchReport, BenchRowResult } from './types.js';
 
 export const MERGE_USAGE = `Usage: baracuda-conformance bench merge --label <label> [--out <dir>] <report.json>...
 
@@ -61,9 +61,17 @@ function agreements(r: BenchReport): [string, string][] {
   ];
 }
 
-/** Which of the group keys of a report's rows (`case:dtype:layout`). */
-function groupsOf(r: BenchReport): Set<string> {
-  return new Set(r.rows.map((row) => `${row.case}:${row.dtype}:${row.layout}`));
+const groupOf = (row: BenchRowResult) => `${row.case}:${row.dtype}:${row.layout}`;
+
+/**
+ * The groups a report measured (`case:dtype:layout`): those with a row where one of our modes did
+ * more than skip. A group skipped whole (the run's time budget ran out first) was not measured, so
+ * another report may measure it; nothing measured is ever dropped or replaced.
+ */
+export function measuredGroups(r: BenchReport): Set<string> {
+  return new Set(
+    r.rows.filter((row) => row.modes.some((m) => m.status !== 'skipped')).map(groupOf),
+  );
 }
 
 /**
@@ -106,7 +114,7 @@ export function mergeReports(
   });
   const owner = new Map<string, number>();
   reports.forEach((r, i) => {
-    for (const group of groupsOf(r)) {
+    for (const group of measuredGroups(r)) {
       const held = owner.get(group);
       if (held !== undefined) {
         throw new ReportMismatchError(
@@ -119,7 +127,11 @@ export function mergeReports(
     }
   });
   const sourceOf = (r: BenchReport) => `${r.label || '(no label)'} started ${r.startedAt}`;
-  const rows = reports.flatMap((r) => r.rows.map((row) => ({ ...row, source: sourceOf(r) })));
+  const rows = reports.flatMap((r, i) =>
+    r.rows
+      .filter((row) => owner.get(groupOf(row)) === i)
+      .map((row) => ({ ...row, source: sourceOf(r) })),
+  );
   const measured = new Set(owner.keys());
   const missing = (first.suiteGroups ?? []).filter((g) => !measured.has(g));
   const report: BenchReport = {

@@ -345,6 +345,30 @@ describe('runBenchReport', () => {
     ]);
   });
 
+  it('starts no group whose estimate would end past the time budget', async () => {
+    const options = parseBenchArgs([
+      '--dtypes',
+      'f32,tf32',
+      '--algos',
+      'heuristic',
+      '--time-budget-s',
+      '100',
+    ]);
+    const { groups } = planGroups([SMALL], options);
+    const report = await runBenchReport(groups, [SMALL], options, {
+      backend: new FakeBackend(),
+      log: () => {},
+      now: () => 0,
+      estimateS: (g) => (g.dtype === 'tf32' ? 101 : 99),
+    });
+    expect(
+      report.rows.filter((r) => r.dtype === 'f32').every((r) => r.modes[0]!.status === 'ok'),
+    ).toBe(true);
+    expect(
+      report.rows.filter((r) => r.dtype === 'tf32').every((r) => r.modes[0]!.status === 'skipped'),
+    ).toBe(true);
+  });
+
   it('measures host overhead only in shard 1 of a sharded run', async () => {
     const options = parseBenchArgs(['--dtypes', 'f32', '--algos', 'heuristic', '--passes', 'fw']);
     const { groups } = planGroups([SMALL], options);

@@ -57,6 +57,11 @@ export interface RunnerContext {
   log: (line: string) => void;
   /** Milliseconds clock, injectable for tests. */
   now?: () => number;
+  /**
+   * Estimated seconds of a group (shards.ts): with a time budget, a group is not started when it
+   * would end past the budget. Absent: only the time already spent counts.
+   */
+  estimateS?: (group: BenchGroup) => number;
   /** PyTorch (one worker per column) taking turns with us group by group; with `--vs-torch`. */
   openTorchTurns?: (column: TorchColumn) => TorchTurns;
   /** PyTorch's per-call host cost of the passes, in a fresh process of the column. */
@@ -458,8 +463,9 @@ export async function runBenchReport(
 
   for (const [index, group] of groups.entries()) {
     const elapsedS = (now() - started) / 1e3;
+    const endS = elapsedS + (context.estimateS?.(group) ?? 0);
     let results: Map<BenchPass, ModeResult[]>;
-    if (options.timeBudgetS > 0 && elapsedS > options.timeBudgetS) {
+    if (options.timeBudgetS > 0 && (elapsedS > options.timeBudgetS || endS > options.timeBudgetS)) {
       if (!budgetHit) {
         notes.push(
           `Time budget of ${options.timeBudgetS} s reached after ${index} of ${groups.length} groups; the rest are marked skipped.`,
