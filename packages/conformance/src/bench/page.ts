@@ -75,7 +75,7 @@ function header(out: string[], input: PageInput): void {
   const r = input.report;
   if (!r) {
     out.push(
-      `**No full run on this commit yet** (${input.commit ?? 'this commit'}); the last figures were merged across commits and re-runs, see [the history](${HISTORY_PATH}). The tables below are the frame the next run fills.`,
+      `**No full run on this commit yet**${input.commit ? ` (${input.commit})` : ''}; the last figures were merged across commits and re-runs, see [the history](${HISTORY_PATH}). The tables below are the frame the next run fills.`,
     );
     return;
   }
