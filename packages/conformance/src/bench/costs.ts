@@ -36,10 +36,8 @@ export function groupCostsFromReports(reports: readonly BenchReport[]): Record<s
     for (const row of report.rows) {
       if (row.pass === 'bwStep') continue;
       const key = `${row.case}:${row.dtype}:${row.layout}`;
-      const cost = (out[key] ??= {
-        autotuneS: 0,
-        ms: { fw: [0, 0, 0], bwData: [0, 0, 0], bwFilter: [0, 0, 0] },
-      });
+      out[key] ??= { autotuneS: 0, ms: { fw: [0, 0, 0], bwData: [0, 0, 0], bwFilter: [0, 0, 0] } };
+      const cost = out[key];
       const pass = row.pass as (typeof PASSES)[number];
       const cell = cost.ms[pass];
       for (const m of row.modes) {

@@ -39,8 +39,8 @@ export {
   tflopsOf,
 } from './math.js';
 export { MERGE_USAGE, mergeReports, parseMergeArgs } from './merge.js';
-export { renderMarkdown, renderSvg } from './render.js';
 export { renderPage } from './page.js';
+export { renderMarkdown, renderSvg } from './render.js';
 export { planGroups } from './rows.js';
 export { decideCap } from './runner.js';
 export { splitIntoShards } from './shards.js';

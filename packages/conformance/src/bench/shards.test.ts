@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { SHARED_SUITE } from '../suite/index.js';
 import { parseBenchArgs } from './args.js';
 import type { GroupCost } from './costs.js';
 import { groupCostsFromReports } from './costs.js';
 import { GROUP_COSTS } from './group-costs.js';
 import { groupKey, planGroups } from './rows.js';
 import { estimateGroupSeconds, planShards, splitIntoShards } from './shards.js';
-import { SHARED_SUITE } from '../suite/index.js';
 import type { BenchReport } from './types.js';
 
 const suiteGroups = (argv: string[] = []) =>
