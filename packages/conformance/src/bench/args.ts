@@ -110,10 +110,15 @@ export const QUICK_CASES: readonly string[] = [
 ];
 
 export const BENCH_USAGE = `Usage: bench [options]
-       bench merge --label <label> [--out <dir>] <report.json>...   (bench merge --help)
+       bench merge --label <label> [--out <dir>] <shard.json>...   (bench merge --help)
+       bench page <merged.json> [--out <RESULTS.md>]                (bench page --help)
+       bench shards <M> [options]                                   (bench shards --help)
+       bench costs [--out <file>] <report.json>...                  (bench costs --help)
 
 Times conv3d rows (case × dtype × layout × pass) for each algorithm mode with CUDA events,
-reports TFLOP/s and the fraction of the roofline floor, and with --vs-torch compares to PyTorch.
+reports TFLOP/s and the fraction of the roofline floor, and with --vs-torch compares with
+PyTorch default (cudnn.benchmark off; the peer of our heuristic mode) and PyTorch tuned
+(benchmark on, benchmark_limit 0; the peer of autotune), taking turns with each round by round.
 
 Options:
   --suite <file.json>       suite in the shared format (default: the shared conv3d suite)

@@ -455,6 +455,7 @@ describe('rounds taken in turns', () => {
       for (const m of results.get(pass)!) {
         expect(m.roundsMs).toEqual([1.01, 3.0300000000000002, 2.02]);
         expect(m.medianMs).toBe(2.02);
+        expect(m.spread).toBeCloseTo((3.03 - 1.01) / 2.02, 12);
         expect(m.reps).toBe(90);
       }
     }

@@ -5,7 +5,7 @@
 import { UnsupportedError } from '@baracuda/types';
 import type { BenchOptions } from './args.js';
 import { type BenchBackend, PEAK_GEMM_CASE, type PlanSession, peakLayouts } from './backend.js';
-import { matchTorch, summarize, withMetrics } from './compare.js';
+import { matchTorch, relativeSpread, summarize, withMetrics } from './compare.js';
 import {
   convBytes,
   convFlops,
@@ -187,7 +187,10 @@ function timingResult(timing: Timing, rounds: number): ModeResult {
     medianMs: median(timing.roundsMs),
     reps: timing.reps * timing.roundsMs.length,
   };
-  if (rounds > 1) result.roundsMs = timing.roundsMs;
+  if (rounds > 1) {
+    result.roundsMs = timing.roundsMs;
+    result.spread = relativeSpread(timing.roundsMs);
+  }
   return result;
 }
 

@@ -52,6 +52,7 @@ describe('combineTorchRounds', () => {
       medianMs: 2,
       reps: 90,
       roundsMs: [2, 1, 3],
+      spread: 1,
       usedCudnn: true,
       firstCallMs: 900,
     });

@@ -6,6 +6,7 @@
  * is a reply with an error.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { relativeSpread } from './compare.js';
 import { median } from './math.js';
 import {
   isRecord,
@@ -235,6 +236,7 @@ export function combineTorchRounds(rounds: readonly TorchRowResult[]): TorchRowR
     medianMs: median(roundsMs),
     reps: timed.reduce((sum, r) => sum + (r.reps ?? 0), 0),
     roundsMs,
+    ...(roundsMs.length > 1 ? { spread: relativeSpread(roundsMs) } : {}),
   };
   delete combined.note;
   if (timed.length < rounds.length) {

@@ -117,6 +117,8 @@ export interface ModeResult {
   selectMs?: number;
   /** With `--rounds` above 1: each round's median, ms, in order (medianMs is their median). */
   roundsMs?: number[];
+  /** With `--rounds` above 1: (max - min) / median of roundsMs. */
+  spread?: number;
   /** Why it was capped, skipped, unsupported or failed. */
   note?: string;
 }
@@ -162,6 +164,8 @@ export interface TorchRowResult {
   firstCallMs?: number;
   /** With `--rounds` above 1: each round's median, ms, in order (medianMs is their median). */
   roundsMs?: number[];
+  /** With `--rounds` above 1: (max - min) / median of roundsMs. */
+  spread?: number;
   note?: string;
 }
 
