@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runCosts, runPage, runShards } from './commands.js';
 import { matchTorch, summarize } from './compare.js';
 import { PEAKS } from './fixtures.test-helpers.js';
+import { readReport } from './merge.js';
 import { peerCell, readmeLine, renderPage } from './page.js';
 import type { BenchReport, BenchRowResult, ModeResult, TorchRowResult } from './types.js';
 
@@ -264,5 +265,19 @@ describe('bench page, costs and shards commands', () => {
     expect(bad.err.join('')).toContain(
       'Expected a shard count from 1 to 64 for <M> but received "0" of type string',
     );
+  });
+});
+
+describe('packages/conformance/RESULTS.md', () => {
+  it('is exactly what bench page renders from the raw JSON it names (or the frame, with none)', () => {
+    const pkg = path.resolve(__dirname, '../..');
+    const page = readFileSync(path.join(pkg, 'RESULTS.md'), 'utf8');
+    const raw = /^One run of the shared suite on one commit\. Raw: \[`([^`]+)`\]/m.exec(page)?.[1];
+    if (raw === undefined) {
+      expect(page).toBe(renderPage({}));
+      return;
+    }
+    const report = readReport(path.join(pkg, raw));
+    expect(page).toBe(renderPage({ report, rawPath: raw }));
   });
 });
