@@ -213,6 +213,19 @@ class TorchSide:
         self.key = None
         self.tensors = None
         self.backend = None
+        self.warm_up()
+
+    def warm_up(self):
+        """One tiny convolution, so that loading cuDNN and creating its handle is in no group's
+        first call (our side has loaded cuDNN and run the peak's convolution before any group)."""
+        torch = self.torch
+        try:
+            x = torch.rand((1, 1, 4, 4, 4), device=self.device, dtype=torch.float32)
+            w = torch.rand((1, 1, 1, 1, 1), device=self.device, dtype=torch.float32)
+            self.F.conv3d(x, w, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1)
+            torch.cuda.synchronize()
+        except Exception as error:  # noqa: BLE001 - report it; the rows will say what fails
+            self.errors.append(("warm-up convolution: %s: %s" % (type(error).__name__, error))[:400])
 
     def info(self):
         """Versions, device and the cuDNN loaded so far (libraries appear after the first convolution)."""
