@@ -10,6 +10,11 @@ mkdir -p .carry
 pnpm build >/dev/null
 cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node .carry/
 cp packages/conformance/dist/cli.cjs .carry/cli.cjs
+# The commit the bundle was built from, for every bench row (the device copy has no .git):
+# -dirty when tracked files differ from it, so a bench merge refuses to mix it with a clean build.
+commit=$(git rev-parse HEAD)
+git diff --quiet HEAD -- || commit="$commit-dirty"
+echo "$commit" > .carry/commit.txt
 # The event-overhead script (the `events` phase) only with PACK_EVENTS=1: room is short (below).
 scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check"
 [ "${PACK_EVENTS:-0}" = 1 ] && scripts="$scripts kernels/scripts/event-overhead"

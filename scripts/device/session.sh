@@ -2,7 +2,10 @@
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
 # Phases: consumer info abi driver module layout depthwise leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
-#         errata-small errata-large errata-large-ndhwc errata-large-919
+#         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
+# suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
+#   SHARD=1/3 bash scripts/device/session.sh suite-shard
+# writes $OUT/bench-shard-1-of-3.json for `bench merge` (packages/conformance/bench/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-$PWD/out}"
@@ -71,6 +74,11 @@ for phase in "$@"; do
     bench) OUT="$LOGS" run bench 560 bash packages/conformance/scripts/device-bench.sh ${BENCH_ARGS:---quick both} ;;
     # Two comparisons at once, one per GPU of a two-GPU machine (BENCH_GPU0 / BENCH_GPU1: see bench-pair.sh).
     bench-pair) OUT="$LOGS" run bench-pair 560 bash scripts/device/bench-pair.sh ;;
+    # One shard of the whole-suite run (SHARD=k/M; PRESET, CACHE, CUDNN: see suite-shard.sh). Its
+    # raw JSON goes to $OUT itself, beside logs.tgz, for `bench merge` here.
+    suite-shard) run "suite-shard-$(echo "${SHARD:?set SHARD=k/M}" | tr / -)" 560 bash packages/conformance/scripts/suite-shard.sh ;;
+    # Several shards at once, one per GPU of a machine of several (SHARDS="1/4 2/4"; see bench-pair.sh).
+    suite-shards) run suite-shards 560 env BENCH_MODE=shards bash scripts/device/bench-pair.sh ;;
     # What the kind of timing event adds to one call, on both sides (PyTorch's cuDNN for ours too);
     # pack with PACK_EVENTS=1.
     events)

@@ -18,7 +18,8 @@ export type BaracudaErrorCode =
   | 'BARACUDA_DISPOSED'
   | 'BARACUDA_LIBRARY_NOT_FOUND'
   | 'BARACUDA_CUDA_ERROR'
-  | 'BARACUDA_CUDNN_ERROR';
+  | 'BARACUDA_CUDNN_ERROR'
+  | 'BARACUDA_REPORT_MISMATCH';
 
 export interface BaracudaErrorOptions {
   cause?: unknown;
@@ -265,5 +266,35 @@ export function describeValue(value: unknown): string {
       const ctor = (value as object).constructor?.name;
       return ctor && ctor !== 'Object' ? `an instance of ${ctor}` : 'an object';
     }
+  }
+}
+
+/** One side of a {@link ReportMismatchError}: where a value came from, and the value. */
+export interface ReportSide {
+  source: string;
+  value: string;
+}
+
+/**
+ * Two measurement reports that must not be combined (different commits, overlapping rows, other
+ * hardware), naming both: "Cannot merge bench reports of different commits: abc123 in a.json,
+ * def456 in b.json".
+ */
+export class ReportMismatchError extends BaracudaError {
+  readonly what: string;
+  readonly first: ReportSide;
+  readonly second: ReportSide;
+  constructor(what: string, first: ReportSide, second: ReportSide, options?: BaracudaErrorOptions) {
+    super(
+      'BARACUDA_REPORT_MISMATCH',
+      `Cannot merge bench reports of ${what}: ${first.value} in ${first.source}, ${second.value} in ${second.source}`,
+      options,
+    );
+    this.what = what;
+    this.first = first;
+    this.second = second;
+  }
+  static override isInstance(error: unknown): error is ReportMismatchError {
+    return hasCode(error, 'BARACUDA_REPORT_MISMATCH');
   }
 }

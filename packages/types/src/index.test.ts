@@ -28,6 +28,7 @@ describe('@baracuda/types entry point', () => {
         'PLAN_ALGORITHMS',
         'PREBUILT_GLIBC_BASELINE',
         'PREBUILT_PLATFORMS',
+        'ReportMismatchError',
         'UnsupportedError',
         'Workspace',
         'WorkspaceTooSmallError',
