@@ -3,7 +3,7 @@
  * report), `bench costs` (the shard split's cost table from raw reports) and `bench shards` (which
  * groups each shard measures, with the estimate). Each resolves with an exit code and never throws.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from '@baracuda/types';
 import { parseFlags } from '../cli/args.js';
@@ -11,7 +11,7 @@ import { loadSuite, SHARED_SUITE } from '../suite/index.js';
 import { parseBenchArgs } from './args.js';
 import { groupCostsFromReports, groupCostsModule } from './costs.js';
 import { readReport } from './merge.js';
-import { readmeLine, renderPage } from './page.js';
+import { readmeLine, renderPage, splitPage } from './page.js';
 import { groupKey, planGroups } from './rows.js';
 import { planShards } from './shards.js';
 import type { BenchReport } from './types.js';
@@ -36,6 +36,12 @@ says no run exists on this commit yet.
 function write(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, text);
+}
+
+/** Write a rendered page, keeping the hand-written checks part of the file it replaces. */
+function writePage(file: string, page: string): void {
+  const kept = existsSync(file) ? splitPage(readFileSync(file, 'utf8')).checks : '';
+  write(file, kept ? `${page}\n${kept}` : page);
 }
 
 function fail(io: CommandIo, command: string, error: unknown, usage: string): number {
@@ -66,7 +72,7 @@ export function runPage(argv: string[], io: CommandIo): number {
       if (positionals.length > 0)
         throw new InvalidArgumentError('--pending', 'no report file', positionals.join(' '));
       const page = renderPage({ ...(values.commit ? { commit: values.commit } : {}) });
-      if (out) write(out, page);
+      if (out) writePage(out, page);
       else io.stdout(page);
       return 0;
     }
@@ -83,7 +89,7 @@ export function runPage(argv: string[], io: CommandIo): number {
     }
     const rawPath = values.raw ?? path.relative(path.dirname(out ?? file), file);
     const page = renderPage({ report, rawPath });
-    if (out) write(out, page);
+    if (out) writePage(out, page);
     else io.stdout(page);
     io.stderr(`README line: ${readmeLine(report)}\n`);
     return 0;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { runCosts, runPage, runShards } from './commands.js';
 import { matchTorch, summarize } from './compare.js';
 import { PEAKS } from './fixtures.test-helpers.js';
 import { readReport } from './merge.js';
-import { peerCell, readmeLine, renderPage } from './page.js';
+import { CHECKS_MARKER, peerCell, readmeLine, renderPage, splitPage } from './page.js';
 import type { BenchReport, BenchRowResult, ModeResult, TorchRowResult } from './types.js';
 
 const PASSES = ['fw', 'bwData', 'bwFilter', 'bwStep'] as const;
@@ -227,6 +227,18 @@ describe('bench page, costs and shards commands', () => {
     expect(pending.out.join('')).toContain('**No full run on this commit yet** (8654548)');
   });
 
+  it('bench page --out keeps the hand-written checks below the marker and rewrites the rest', () => {
+    const file = path.join(dir, 'kept', 'RESULTS.md');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const checks = `${CHECKS_MARKER}\n\n## Leak check\n- run 56: +20.4 MiB\n`;
+    writeFileSync(file, `# stale page\n\n${checks}`);
+    expect(runPage(['merged.json', '--out', 'kept/RESULTS.md'], io(dir).value)).toBe(0);
+    const written = splitPage(readFileSync(file, 'utf8'));
+    expect(written.checks).toBe(checks);
+    expect(written.generated).not.toContain('stale page');
+    expect(written.generated).toContain('Raw: [`../merged.json`](../merged.json).');
+  });
+
   it('bench page refuses one shard and a missing file', () => {
     const shard = { ...merged(), shard: { index: 1, count: 3, groups: [] } };
     writeFileSync(path.join(dir, 'shard.json'), JSON.stringify(shard));
@@ -271,7 +283,8 @@ describe('bench page, costs and shards commands', () => {
 describe('packages/conformance/RESULTS.md', () => {
   it('is exactly what bench page renders from the raw JSON it names (or the frame, with none)', () => {
     const pkg = path.resolve(__dirname, '../..');
-    const page = readFileSync(path.join(pkg, 'RESULTS.md'), 'utf8');
+    const { generated, checks } = splitPage(readFileSync(path.join(pkg, 'RESULTS.md'), 'utf8'));
+    const page = checks ? generated.replace(/\n$/, '') : generated;
     const raw = /^One run of the shared suite on one commit\. Raw: \[`([^`]+)`\]/m.exec(page)?.[1];
     if (raw === undefined) {
       expect(page).toBe(renderPage({}));

@@ -281,6 +281,22 @@ export function renderPage(input: PageInput): string {
   return out.join('\n');
 }
 
+/**
+ * The line after which RESULTS.md holds GPU figures other than the benchmark's (conformance, leak
+ * and device checks), written by hand with date, commit, GPU, driver, cuDNN and command.
+ * `bench page --out` keeps that part of the file as it is and rewrites only what comes before.
+ */
+export const CHECKS_MARKER =
+  '<!-- Below: GPU checks other than the benchmark, by hand (date, commit, GPU, driver, cuDNN, command). bench page keeps this part. -->';
+
+/** A page split at CHECKS_MARKER: the generated part, and the hand-written rest ('' if none). */
+export function splitPage(text: string): { generated: string; checks: string } {
+  const at = text.indexOf(CHECKS_MARKER);
+  return at < 0
+    ? { generated: text, checks: '' }
+    : { generated: text.slice(0, at), checks: text.slice(at) };
+}
+
 /** The README's benchmark line for a rendered page: the headline figures with commit and date. */
 export function readmeLine(report: BenchReport): string {
   const peers = report.summary?.peers ?? [];
