@@ -1,12 +1,9 @@
 import {
-  BufferTooSmallError,
   CudnnError,
   type DeviceSlice,
   DisposedError,
-  describeValue,
   ElementKind,
   InvalidArgumentError,
-  InvalidProblemError,
   type TensorRef,
   UnsupportedError,
   type Workspace,
@@ -81,6 +78,7 @@ import {
   tuneReps,
   tuneRotationSets,
 } from './policy.js';
+import { checkRunArgs, type RunScalars, type RunTarget } from './run-args.js';
 import {
   type BackendDescriptor,
   C,
@@ -569,39 +567,6 @@ function getScalar(
   return r.status === 0 ? Number((r.values as ArrayLike<number | bigint>)[0]) : null;
 }
 
-function isTensorRef(value: unknown): value is TensorRef {
-  return typeof value === 'object' && value !== null && 'shape' in value && 'data' in value;
-}
-
-function sameArray(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function checkFinite(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidArgumentError(name, 'a finite number', value);
-  }
-  return value;
-}
-
-const NO_WORKSPACE: DeviceSlice = Object.freeze({ devicePtr: 0n, byteLength: 0 });
-
-/** The caller's workspace as a slice (null: the plan's own). */
-function workspaceSlice(value: unknown): DeviceSlice | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'object') {
-    const v = value as Record<string, unknown>;
-    if (typeof v.devicePtr === 'bigint' && typeof v.byteLength === 'number')
-      return v as unknown as DeviceSlice;
-    if (v.kind === 'none') return NO_WORKSPACE;
-    if (v.kind === 'borrowed') return workspaceSlice(v.slice);
-  }
-  throw new InvalidArgumentError('workspace', 'a DeviceSlice, a Workspace or undefined', value);
-}
-
 /**
  * The preference with `maxWorkspaceBytes: 'auto'` settled for this problem on this device (see
  * {@link autoWorkspaceLimit}); a byte count is kept as given.
@@ -640,24 +605,6 @@ function checkStream(value: unknown, name: string): StreamLike {
     throw new InvalidArgumentError(name, 'a Stream from @baracuda/driver', value);
   }
   return value as StreamLike;
-}
-
-/** A run's common arguments, checked (`userWs` null: the plan's own workspace). */
-interface RunScalars {
-  alpha: number;
-  beta: number;
-  stream: StreamLike;
-  userWs: DeviceSlice | null;
-}
-
-/** Check a run's common arguments, once, whichever path the run then takes. */
-function runScalars(args: RunCommon, defaultStream: StreamLike): RunScalars {
-  return {
-    alpha: checkFinite('alpha', args.alpha, 1),
-    beta: checkFinite('beta', args.beta, 0),
-    stream: args.stream === undefined ? defaultStream : checkStream(args.stream, 'stream'),
-    userWs: workspaceSlice(args.workspace),
-  };
 }
 
 function resolveOptions(options: Conv3dPlanOptions | undefined): Required<
@@ -741,8 +688,8 @@ export class Conv3dPlan {
   readonly #passes: Record<Conv3dPass, PassState>;
   readonly #problem: string;
   readonly #elementBytes: number;
-  /** {@link Conv3dPlan.#elementBytes} as a bigint, for the pointer alignment check. */
-  readonly #elementAlign: bigint;
+  /** What the run calls' argument checks need (run-args.ts). */
+  readonly #runTarget: RunTarget;
   readonly #legacyBase: { x?: LegacyDescriptor; w?: LegacyDescriptor; y?: LegacyDescriptor } = {};
   #disposed = false;
   /**
@@ -776,7 +723,7 @@ export class Conv3dPlan {
     this.#device = device;
     this.#problem = desc.describe();
     this.#elementBytes = desc.elementBytes;
-    this.#elementAlign = BigInt(desc.elementBytes);
+    this.#runTarget = { descriptor: desc, device, stream };
     this.#res = {
       backend: new Set(),
       parts: new Map(),
@@ -1332,94 +1279,22 @@ export class Conv3dPlan {
   /** Enqueue y = alpha * conv(x, w) + beta * y on the stream; returns without waiting. */
   runFw(args: Conv3dFwArgs): void {
     this.#checkNotDisposed();
-    if (typeof args !== 'object' || args === null) {
-      throw new InvalidArgumentError('runFw arguments', 'an object {x, w, y}', args);
-    }
-    const d = this.descriptor;
-    const x = this.#tensor('x', args.x, d.xShape, d.xStrides, d.xElements);
-    const w = this.#tensor('w', args.w, d.wShape, d.wStrides, d.wElements);
-    const y = this.#tensor('y', args.y, d.yShape, d.yStrides, d.yElements);
-    this.#run('fw', x, w, y, runScalars(args, this.#stream));
+    const { px, pw, py, scalars } = checkRunArgs('fw', args, this.#runTarget);
+    this.#run('fw', px, pw, py, scalars);
   }
 
   /** Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. */
   runBwData(args: Conv3dBwDataArgs): void {
     this.#checkNotDisposed();
-    if (typeof args !== 'object' || args === null) {
-      throw new InvalidArgumentError('runBwData arguments', 'an object {w, dy, dx}', args);
-    }
-    const d = this.descriptor;
-    const w = this.#tensor('w', args.w, d.wShape, d.wStrides, d.wElements);
-    const dy = this.#tensor('dy', args.dy, d.yShape, d.yStrides, d.yElements);
-    const dx = this.#tensor('dx', args.dx, d.xShape, d.xStrides, d.xElements);
-    this.#run('bwData', dx, w, dy, runScalars(args, this.#stream));
+    const { px, pw, py, scalars } = checkRunArgs('bwData', args, this.#runTarget);
+    this.#run('bwData', px, pw, py, scalars);
   }
 
   /** Enqueue dw = alpha * convBwFilter(x, dy) + beta * dw; returns without waiting. */
   runDw(args: Conv3dDwArgs): void {
     this.#checkNotDisposed();
-    if (typeof args !== 'object' || args === null) {
-      throw new InvalidArgumentError('runDw arguments', 'an object {x, dy, dw}', args);
-    }
-    const d = this.descriptor;
-    const x = this.#tensor('x', args.x, d.xShape, d.xStrides, d.xElements);
-    const dy = this.#tensor('dy', args.dy, d.yShape, d.yStrides, d.yElements);
-    const dw = this.#tensor('dw', args.dw, d.wShape, d.wStrides, d.wElements);
-    this.#run('bwFilter', x, dw, dy, runScalars(args, this.#stream));
-  }
-
-  /** Check one tensor argument; returns its device pointer. */
-  #tensor(
-    name: string,
-    arg: unknown,
-    shape: readonly number[],
-    strides: readonly number[],
-    elements: number,
-  ): bigint {
-    let slice: DeviceSlice;
-    if (isTensorRef(arg)) {
-      if (arg.element !== this.descriptor.element) {
-        throw new InvalidArgumentError(
-          `${name}.element`,
-          `element ${this.descriptor.element}`,
-          arg.element,
-        );
-      }
-      if (!Array.isArray(arg.shape) || !sameArray(arg.shape, shape)) {
-        throw new InvalidProblemError(
-          `Expected ${name} of shape [${shape.join(', ')}] but received shape ${Array.isArray(arg.shape) ? `[${arg.shape.join(', ')}]` : describeValue(arg.shape)}`,
-          name,
-        );
-      }
-      if (!Array.isArray(arg.strides) || !sameArray(arg.strides, strides)) {
-        throw new InvalidProblemError(
-          `Expected ${name} with the dense ${this.descriptor.layout} strides [${strides.join(', ')}] but received strides ${Array.isArray(arg.strides) ? `[${arg.strides.join(', ')}]` : describeValue(arg.strides)}`,
-          name,
-        );
-      }
-      slice = arg.data;
-    } else {
-      slice = arg as DeviceSlice;
-    }
-    if (
-      typeof slice !== 'object' ||
-      slice === null ||
-      typeof slice.devicePtr !== 'bigint' ||
-      typeof slice.byteLength !== 'number'
-    ) {
-      throw new InvalidArgumentError(name, 'a TensorRef or a DeviceSlice', arg);
-    }
-    const needed = elements * this.#elementBytes;
-    if (slice.byteLength < needed) throw new BufferTooSmallError(name, needed, slice.byteLength);
-    if (slice.devicePtr % this.#elementAlign !== 0n) {
-      // A kernel would fault on it (misaligned address), poisoning the CUDA context.
-      throw new InvalidArgumentError(
-        `${name} device address`,
-        `a multiple of ${this.#elementBytes} bytes (one ${this.descriptor.element} element)`,
-        `0x${slice.devicePtr.toString(16)}`,
-      );
-    }
-    return slice.devicePtr;
+    const { px, pw, py, scalars } = checkRunArgs('bwFilter', args, this.#runTarget);
+    this.#run('bwFilter', px, pw, py, scalars);
   }
 
   /**
