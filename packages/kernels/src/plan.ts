@@ -14,7 +14,7 @@ import {
   autotuneKey,
   defaultAutotuneCachePath,
   readAutotuneCache,
-  writeAutotuneEntry,
+  saveAutotuneEntry,
 } from './autotune-cache.js';
 import {
   type ArchSku,
@@ -2308,7 +2308,7 @@ export class Conv3dPlan {
       if (opts.layoutDetour === 'tuned' && this.#viaTunable()) {
         entry = yield* this.#tuneVia(pass, entry, bench, options, progress);
       }
-      if (entry !== null) writeAutotuneEntry(opts.autotuneCachePath, key, entry);
+      if (entry !== null) yield* saveAutotuneEntry(opts.autotuneCachePath, key, entry);
     } catch (error) {
       this.#tuneFailed(pass, error);
     } finally {
