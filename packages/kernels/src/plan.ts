@@ -41,6 +41,7 @@ import {
   erratumRefusal,
   formatCudnnVersion,
 } from './errata.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
   type FilterFlip,
   filterFlip,
@@ -705,6 +706,7 @@ export class Conv3dPlan {
   #bwDataAsFw: BwDataAsFw | undefined;
 
   private constructor(
+    token: FactoryToken,
     stream: StreamLike,
     device: DeviceLike,
     desc: Conv3dDescriptor,
@@ -714,6 +716,7 @@ export class Conv3dPlan {
     errataApplied: string[],
     via: { erratum: Erratum | undefined; inner: Conv3dPlan } | undefined,
   ) {
+    requireFactoryToken(token, 'Conv3dPlan', 'Conv3dPlan.select or Conv3dPlan.selectSync');
     this.descriptor = desc;
     this.#via = via === undefined ? undefined : this.#makeVia(via.erratum, true, via.inner);
     this.preference = preference;
@@ -859,13 +862,23 @@ export class Conv3dPlan {
       otherLayoutClean(desc, version, pref);
     if (via === undefined && !always) {
       const handle = acquireHandle(device.ordinal, desc.describe());
-      return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, undefined);
+      return new Conv3dPlan(
+        FACTORY_TOKEN,
+        stream,
+        device,
+        desc,
+        pref,
+        version,
+        handle,
+        applied,
+        undefined,
+      );
     }
     // The same problem in the other layout (NDHWC: which the erratum does not touch) as its own plan.
     const inner = Conv3dPlan.#layoutTwin(stream, device, desc, pref, version);
     try {
       const handle = acquireHandle(device.ordinal, desc.describe());
-      return new Conv3dPlan(stream, device, desc, pref, version, handle, applied, {
+      return new Conv3dPlan(FACTORY_TOKEN, stream, device, desc, pref, version, handle, applied, {
         erratum: via,
         inner,
       });
@@ -888,7 +901,17 @@ export class Conv3dPlan {
   ): Conv3dPlan {
     const innerDesc = otherLayout(desc);
     const handle = acquireHandle(device.ordinal, innerDesc.describe());
-    const twin = new Conv3dPlan(stream, device, innerDesc, pref, version, handle, [], undefined);
+    const twin = new Conv3dPlan(
+      FACTORY_TOKEN,
+      stream,
+      device,
+      innerDesc,
+      pref,
+      version,
+      handle,
+      [],
+      undefined,
+    );
     twin.#isTwin = true;
     return twin;
   }
