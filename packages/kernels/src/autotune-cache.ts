@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { InvalidArgumentError } from '@baracuda/types';
+import { expectBoolean, expectInteger, InvalidArgumentError } from '@baracuda/types';
 import {
   CACHE_FILE_MAX_BYTES,
   inspectCacheFile,
@@ -15,6 +15,7 @@ import {
   readCacheFile,
   replaceCacheFile,
 } from './autotune-cache-file.js';
+import { expectObject, expectString } from './checks.js';
 import {
   acquireLock,
   LOCK_LIMITS,
@@ -55,8 +56,15 @@ export interface AutotuneCacheFile {
  * else ~/.cache/baracuda/conv3d-autotune.json.
  */
 export function defaultAutotuneCachePath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.BARACUDA_AUTOTUNE_CACHE) return env.BARACUDA_AUTOTUNE_CACHE;
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const vars = expectObject('env', env, 'an environment object such as process.env');
+  const variable = (name: string): string | undefined => {
+    const value = vars[name];
+    if (value === undefined || typeof value === 'string') return value;
+    throw new InvalidArgumentError(`env.${name}`, 'a string or undefined', value);
+  };
+  const override = variable('BARACUDA_AUTOTUNE_CACHE');
+  if (override) return override;
+  const base = variable('XDG_CACHE_HOME') || join(homedir(), '.cache');
   return join(base, 'baracuda', 'conv3d-autotune.json');
 }
 
@@ -75,15 +83,33 @@ export interface AutotuneKeyParts {
 
 /** The cache key: problem + pass + scaling kind + determinism/TF32 flags + device + cuDNN version. */
 export function autotuneKey(parts: AutotuneKeyParts): string {
-  const cc = parts.computeCapability;
+  const p = expectObject(
+    'parts',
+    parts,
+    'an object {problem, pass, scalingKind, deterministic, allowTf32, deviceName, computeCapability, cudnnVersion}',
+  );
+  const problem = expectString('parts.problem', p.problem);
+  const pass = expectString('parts.pass', p.pass);
+  const scalingKind = expectString('parts.scalingKind', p.scalingKind);
+  const deterministic = expectBoolean('parts.deterministic', p.deterministic);
+  const allowTf32 = expectBoolean('parts.allowTf32', p.allowTf32);
+  const deviceName = expectString('parts.deviceName', p.deviceName);
+  const cc = expectObject(
+    'parts.computeCapability',
+    p.computeCapability,
+    'an object {major, minor}',
+  );
+  const major = expectInteger('parts.computeCapability.major', cc.major, { min: 0 });
+  const minor = expectInteger('parts.computeCapability.minor', cc.minor, { min: 0 });
+  const cudnnVersion = expectInteger('parts.cudnnVersion', p.cudnnVersion, { min: 0 });
   return [
-    parts.problem,
-    `pass=${parts.pass}`,
-    `scaling=${parts.scalingKind}`,
-    `deterministic=${parts.deterministic}`,
-    `tf32=${parts.allowTf32}`,
-    `device=${parts.deviceName} sm${cc.major}${cc.minor}`,
-    `cudnn=${parts.cudnnVersion}`,
+    problem,
+    `pass=${pass}`,
+    `scaling=${scalingKind}`,
+    `deterministic=${deterministic}`,
+    `tf32=${allowTf32}`,
+    `device=${deviceName} sm${major}${minor}`,
+    `cudnn=${cudnnVersion}`,
   ].join(' | ');
 }
 

@@ -1,8 +1,11 @@
 import {
   describeValue,
   ElementKind,
+  expectInteger,
+  expectIntegerArray,
   InvalidArgumentError,
   InvalidProblemError,
+  parseElementKind,
   UnsupportedError,
 } from '@baracuda/types';
 import { elementInfo } from './compat.js';
@@ -56,6 +59,11 @@ export function convOutputExtent(
   filter: number,
   stride: number,
 ): number {
+  expectInteger('input', input, { min: 0 });
+  expectInteger('pad', pad, { min: 0 });
+  expectInteger('dilation', dilation, { min: 1 });
+  expectInteger('filter', filter, { min: 1 });
+  expectInteger('stride', stride, { min: 1 });
   return Math.floor((input + 2 * pad - dilation * (filter - 1) - 1) / stride) + 1;
 }
 
@@ -89,7 +97,16 @@ interface Derived {
 
 /** Dense strides of a logical [N, C, D, H, W] tensor in the given layout, in logical order. */
 export function stridesFor(shape: readonly number[], layout: Conv3dLayout): number[] {
-  const [, c, d, h, w] = shape as [number, number, number, number, number];
+  const [, c, d, h, w] = expectIntegerArray('shape', shape, { length: 5, min: 0 }) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (layout !== 'ncdhw' && layout !== 'ndhwc') {
+    throw new InvalidArgumentError('layout', "'ncdhw' or 'ndhwc'", layout);
+  }
   if (layout === 'ncdhw') {
     return [c * d * h * w, d * h * w, h * w, w, 1];
   }
@@ -237,6 +254,7 @@ export class Conv3dDescriptor {
    */
   validate(expectedElement?: ElementKind): this {
     if (this.#derived !== undefined && expectedElement === undefined) return this;
+    if (expectedElement !== undefined) parseElementKind(expectedElement, 'expectedElement');
     if (expectedElement !== undefined && this.element !== expectedElement) {
       throw new UnsupportedError(
         `Expected element ${expectedElement} but the descriptor has element ${describeValue(this.element)}`,

@@ -2,7 +2,15 @@
  * Pure selection policy: which engines and legacy algorithms a preference allows,
  * and what precision they give. No cuDNN calls here, so CI tests it.
  */
-import { ElementKind, expectFiniteNumber, InvalidArgumentError } from '@baracuda/types';
+import {
+  ElementKind,
+  expectBoolean,
+  expectFiniteNumber,
+  expectInteger,
+  InvalidArgumentError,
+  parseElementKind,
+} from '@baracuda/types';
+import { expectObject, expectStrings } from './checks.js';
 import type { MathPrecision, ResolvedPlanPreference } from './compat.js';
 
 /** cudnnBackendNumericalNote_t names, in enum order (cuDNN 9 values 0..9). */
@@ -22,6 +30,7 @@ export type NumericalNote = (typeof NUMERICAL_NOTE_NAMES)[number];
 
 /** Name of a numerical-note enum value (`NOTE_<n>` for one this table does not know). */
 export function numericalNoteName(value: number): string {
+  expectInteger('value', value, { min: 0 });
   return NUMERICAL_NOTE_NAMES[value] ?? `NOTE_${value}`;
 }
 
@@ -114,16 +123,32 @@ export function engineRejection(
   preference: EngineFilter,
   element: ElementKind,
 ): string | null {
-  if (preference.deterministic && notes.includes('NONDETERMINISTIC')) {
+  expectStrings('notes', notes, 'an array of numerical-note names');
+  const { deterministic, allowTf32 } = engineFilter(preference);
+  parseElementKind(element);
+  if (deterministic && notes.includes('NONDETERMINISTIC')) {
     return 'nondeterministic (numerical note NONDETERMINISTIC) while determinism was asked for';
   }
   if (notes.includes('DOWN_CONVERT_INPUTS')) {
     return 'down-converts its inputs (numerical note DOWN_CONVERT_INPUTS)';
   }
-  if (element === ElementKind.F32 && !preference.allowTf32 && notes.includes('TENSOR_CORE')) {
+  if (element === ElementKind.F32 && !allowTf32 && notes.includes('TENSOR_CORE')) {
     return 'uses TF32 tensor cores on f32 data (numerical note TENSOR_CORE) while allowTf32 is false';
   }
   return null;
+}
+
+/** The preference's two engine flags, checked. */
+function engineFilter(preference: unknown): EngineFilter {
+  const p = expectObject(
+    'preference',
+    preference,
+    'a preference object {deterministic, allowTf32}',
+  );
+  return {
+    deterministic: expectBoolean('preference.deterministic', p.deterministic),
+    allowTf32: expectBoolean('preference.allowTf32', p.allowTf32),
+  };
 }
 
 /** True when `engineRejection` has no objection. */
@@ -140,6 +165,7 @@ export function mathPrecisionOfEngine(
   notes: readonly string[],
   element: ElementKind,
 ): MathPrecision {
+  expectStrings('notes', notes, 'an array of numerical-note names');
   const tf32 = notes.includes('TENSOR_CORE') || notes.includes('DOWN_CONVERT_INPUTS');
   return intendedMathPrecision(element, tf32);
 }
@@ -149,6 +175,8 @@ export function mathPrecisionOfEngine(
  * engine or algorithm that does, or does not, use TF32 on f32 data).
  */
 export function intendedMathPrecision(element: ElementKind, allowTf32: boolean): MathPrecision {
+  parseElementKind(element);
+  expectBoolean('allowTf32', allowTf32);
   switch (element) {
     case ElementKind.F64:
       return 'f64';
@@ -174,6 +202,8 @@ export const MathType = {
  * f32 with TF32 default math, f64 default math.
  */
 export function pinnedMathType(element: ElementKind, allowTf32: boolean): number {
+  parseElementKind(element);
+  expectBoolean('allowTf32', allowTf32);
   switch (element) {
     case ElementKind.F16:
     case ElementKind.Bf16:
@@ -204,11 +234,24 @@ export function pickLegacyAlgorithm(
   preference: Pick<ResolvedPlanPreference, 'deterministic' | 'allowTf32' | 'maxWorkspaceBytes'>,
   element: ElementKind,
 ): LegacyPerf | null {
-  for (const p of perfs) {
+  if (!Array.isArray(perfs)) {
+    throw new InvalidArgumentError('perfs', 'an array of cuDNN algorithm perf results', perfs);
+  }
+  const { deterministic, allowTf32 } = engineFilter(preference);
+  const limit = expectFiniteNumber('preference.maxWorkspaceBytes', preference.maxWorkspaceBytes, {
+    min: 0,
+  });
+  parseElementKind(element);
+  for (let i = 0; i < perfs.length; i++) {
+    const p = expectObject(
+      `perfs[${i}]`,
+      perfs[i],
+      'a perf result {algo, status, memory, determinism, mathType}',
+    ) as unknown as LegacyPerf;
     if (p.status !== 0) continue;
-    if (Number(p.memory) > preference.maxWorkspaceBytes) continue;
-    if (preference.deterministic && p.determinism !== 1) continue;
-    if (element === ElementKind.F32 && !preference.allowTf32 && p.mathType !== MathType.FMA) {
+    if (!(Number(p.memory) <= limit)) continue;
+    if (deterministic && p.determinism !== 1) continue;
+    if (element === ElementKind.F32 && !allowTf32 && p.mathType !== MathType.FMA) {
       continue;
     }
     if (p.mathType === MathType.TENSOR_OP_ALLOW_CONVERSION) continue;
@@ -333,6 +376,12 @@ export function tuneGiveUpMs(fastestMs: number, ratio: number, marginMs: number)
 export function median(values: readonly number[]): number {
   if (!Array.isArray(values) || values.length === 0) {
     throw new InvalidArgumentError('values', 'a non-empty array of numbers', values);
+  }
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v !== 'number' || Number.isNaN(v)) {
+      throw new InvalidArgumentError(`values[${i}]`, 'a number (not NaN)', v);
+    }
   }
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

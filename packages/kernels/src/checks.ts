@@ -1,0 +1,33 @@
+/**
+ * Argument checks of kernels' exported pure helpers (policy, errata, descriptor math, the cache
+ * key) that @baracuda/types has no checker for: each throws `InvalidArgumentError` naming what was
+ * expected and what was received.
+ * @internal
+ */
+import { InvalidArgumentError } from '@baracuda/types';
+
+/** `value` as an object (not null, not an array) whose fields can be read. */
+export function expectObject(
+  name: string,
+  value: unknown,
+  expected: string,
+): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidArgumentError(name, expected, value);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** `value` as a string. */
+export function expectString(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(name, 'a string', value);
+  return value;
+}
+
+/** `value` as an array of strings (numerical-note names, say). */
+export function expectStrings(name: string, value: unknown, expected: string): readonly string[] {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+    throw new InvalidArgumentError(name, expected, value);
+  }
+  return value;
+}
