@@ -16,6 +16,7 @@ import {
   symlinkSync,
   truncateSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -166,16 +167,21 @@ describe.skipIf(process.platform === 'win32')(
 
 describe('the lock file beside the cache', () => {
   const lockOf = (path: string) => `${path}.lock`;
-  const lock = (path: string, pid: number, time: number) =>
+  /** A lock file of `pid`, made `ageMs` ago (its mtime says so, as the lock code reads it). */
+  const lock = (path: string, pid: number, ageMs: number) => {
+    const time = Date.now() - ageMs;
     writeFileSync(
       lockOf(path),
       `${JSON.stringify({ pid, host: hostname(), time, token: 'someone' })}\n`,
     );
+    utimesSync(lockOf(path), time / 1000, time / 1000);
+  };
 
   it('a live holder is waited for, then given up on with a warning, and its lock kept', () => {
     const path = join(dir, 'cache.json');
     writeFileSync(path, good);
-    lock(path, process.pid, Date.now());
+    // Older than a second, but its process lives: not stale.
+    lock(path, process.pid, 2_000);
     expect(writeAutotuneEntry(path, 'k', entry, { staleMs: 60_000, maxWaitMs: 30 })).toBe(false);
     expect(messages()).toHaveLength(1);
     expect(messages()[0]).toMatch(
@@ -187,14 +193,14 @@ describe('the lock file beside the cache', () => {
     expect(readAutotuneCache(path).entries).toEqual({ kept: { engineIndex: 1, knobs: [] } });
   });
 
-  it('a lock whose process is gone is broken at once; one past staleMs by its age', () => {
+  it('a lock whose process is gone is broken after a second; any past staleMs by its age', () => {
     const path = join(dir, 'cache.json');
     writeFileSync(path, good);
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;
-    lock(path, gone, Date.now());
+    lock(path, gone, 2_000);
     const limits = { staleMs: 60_000, maxWaitMs: 5_000 };
     expect(writeAutotuneEntry(path, 'a', entry, limits)).toBe(true);
-    lock(path, process.pid, Date.now() - 61_000);
+    lock(path, process.pid, 61_000);
     expect(writeAutotuneEntry(path, 'b', entry, limits)).toBe(true);
     expect(warnings).toEqual([]);
     expect(Object.keys(readAutotuneCache(path).entries).sort()).toEqual(['a', 'b', 'kept']);
@@ -203,7 +209,7 @@ describe('the lock file beside the cache', () => {
 
   it('the async path awaits the lock: the event loop runs while it waits', async () => {
     const path = join(dir, 'cache.json');
-    lock(path, process.pid, Date.now());
+    lock(path, process.pid, 0);
     // Released by timers, which can only fire if the waits below do not block the event loop. On
     // the way, the lock's content is unreadable (as while its creator writes it): still a
     // holder, judged by its age only.

@@ -1,8 +1,8 @@
 /**
  * An advisory lock file beside a file that several processes and workers update (the autotune
  * cache): created with O_EXCL, holding `{pid, host, time, token}`. Node has no flock, so a holder
- * that died is recognised instead: one of this host whose pid is gone, or any whose lock is older
- * than `staleMs`. A stale lock is broken under a second, short-lived lock (`<lock>.break`), after
+ * that died is recognised instead: one of this host whose pid is gone (after a second), or any
+ * whose lock is older than `staleMs`. A stale lock is broken under a second, short-lived lock (`<lock>.break`), after
  * checking it is still the same lock, so two waiters that both saw it stale cannot both break it
  * and then both hold it. Waiting is a generator of waits: the async select awaits them (the event
  * loop runs), selectSync sleeps; after `maxWaitMs` the caller gives up with the reason.
@@ -50,7 +50,6 @@ interface Holder {
   readonly mtimeMs: number;
   readonly pid?: number;
   readonly host?: string;
-  readonly time?: number;
   readonly token?: string;
 }
 
@@ -130,7 +129,6 @@ function readHolder(path: string): Holder | null {
       ...holder,
       pid: Number.isSafeInteger(parsed.pid) ? (parsed.pid as number) : undefined,
       host: typeof parsed.host === 'string' ? parsed.host : undefined,
-      time: Number.isFinite(parsed.time) ? (parsed.time as number) : undefined,
       token: typeof parsed.token === 'string' ? parsed.token : undefined,
     };
   } catch {
@@ -148,11 +146,25 @@ function processGone(pid: number): boolean {
   }
 }
 
+/**
+ * A holder keeps the lock for milliseconds, so a lock past this age whose pid is gone on this host
+ * is a dead holder's. Not at once: a process of another pid namespace (a container sharing the
+ * volume and the host name) is invisible here while it holds the lock.
+ */
+const GONE_AFTER_MS = 1000;
+
+/** The lock file's own time (the file system's clock, not a clock the holder wrote) says its age. */
 function isStale(holder: Holder, limits: LockLimits): boolean {
-  if (holder.pid !== undefined && holder.host === hostname() && processGone(holder.pid)) {
+  const age = Date.now() - holder.mtimeMs;
+  if (
+    age > Math.min(GONE_AFTER_MS, limits.staleMs) &&
+    holder.pid !== undefined &&
+    holder.host === hostname() &&
+    processGone(holder.pid)
+  ) {
     return true;
   }
-  return Date.now() - (holder.time ?? holder.mtimeMs) > limits.staleMs;
+  return age > limits.staleMs;
 }
 
 function sameLock(a: Holder, b: Holder): boolean {
