@@ -30,6 +30,9 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       const { plan } = await tune(d, path, ['fw'], {
         layoutDetour: 'never',
         onProgress: () => {
+          // (On a loaded machine a gap in tuning may release it early: the test then shows less,
+          // but still passes.)
+          if (released) return;
           clearTimeout(release);
           release = setTimeout(() => {
             released = true;
