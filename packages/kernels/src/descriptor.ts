@@ -10,6 +10,7 @@ import {
 } from '@baracuda/types';
 import { elementInfo } from './compat.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
+import { guardReceivers } from './receivers.js';
 
 /** Memory layout of the activation and filter tensors. */
 export type Conv3dLayout = 'ncdhw' | 'ndhwc';
@@ -140,6 +141,14 @@ export class Conv3dDescriptor {
   readonly groups: number;
   readonly layout: Conv3dLayout;
   #derived: Derived | undefined;
+
+  static {
+    guardReceivers(
+      Conv3dDescriptor,
+      'Conv3dDescriptor',
+      (o) => typeof o === 'object' && o !== null && #derived in o,
+    );
+  }
 
   private constructor(token: FactoryToken, fields: Fields) {
     requireFactoryToken(token, 'Conv3dDescriptor', 'Conv3dDescriptor.create');

@@ -79,6 +79,7 @@ import {
   tuneReps,
   tuneRotationSets,
 } from './policy.js';
+import { guardReceivers } from './receivers.js';
 import { checkRunArgs, type RunScalars, type RunTarget } from './run-args.js';
 import {
   type BackendDescriptor,
@@ -705,6 +706,14 @@ export class Conv3dPlan {
   /** Backward-data as a forward pass, when autotune (now or from its cache) timed it fastest. */
   #bwDataAsFw: BwDataAsFw | undefined;
 
+  static {
+    guardReceivers(
+      Conv3dPlan,
+      'Conv3dPlan',
+      (o) => typeof o === 'object' && o !== null && #disposed in o,
+    );
+  }
+
   private constructor(
     token: FactoryToken,
     stream: StreamLike,
@@ -1303,6 +1312,8 @@ export class Conv3dPlan {
   runFw(args: Conv3dFwArgs): void {
     this.#checkNotDisposed();
     const { px, pw, py, scalars } = checkRunArgs('fw', args, this.#runTarget);
+    // A getter of the arguments may have disposed the plan.
+    this.#checkNotDisposed();
     this.#run('fw', px, pw, py, scalars);
   }
 
@@ -1310,6 +1321,8 @@ export class Conv3dPlan {
   runBwData(args: Conv3dBwDataArgs): void {
     this.#checkNotDisposed();
     const { px, pw, py, scalars } = checkRunArgs('bwData', args, this.#runTarget);
+    // A getter of the arguments may have disposed the plan.
+    this.#checkNotDisposed();
     this.#run('bwData', px, pw, py, scalars);
   }
 
@@ -1317,6 +1330,8 @@ export class Conv3dPlan {
   runDw(args: Conv3dDwArgs): void {
     this.#checkNotDisposed();
     const { px, pw, py, scalars } = checkRunArgs('bwFilter', args, this.#runTarget);
+    // A getter of the arguments may have disposed the plan.
+    this.#checkNotDisposed();
     this.#run('bwFilter', px, pw, py, scalars);
   }
 
