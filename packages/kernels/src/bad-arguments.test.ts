@@ -85,19 +85,23 @@ describe('bad arguments to the pure helpers', () => {
 
   it('convOutputExtent: no NaN or Infinity out of a stride 0 or a null', () => {
     expect(message(() => convOutputExtent(8, 1, 1, 3, 0))).toBe(
-      'Expected a positive integer for stride but received 0 of type number',
+      'Expected an integer between 1 and 2147483647 for stride but received 0 of type number',
     );
     expect(message(() => convOutputExtent(null as never, 1, 1, 3, 1))).toBe(
-      'Expected a non-negative integer for input but received null',
+      'Expected an integer between 0 and 2147483647 for input but received null',
     );
     expect(message(() => convOutputExtent(8, -1, 1, 3, 1))).toBe(
-      'Expected a non-negative integer for pad but received -1 of type number',
+      'Expected an integer between 0 and 2147483647 for pad but received -1 of type number',
     );
     expect(message(() => convOutputExtent(8, 0, 0, 3, 1))).toBe(
-      'Expected a positive integer for dilation but received 0 of type number',
+      'Expected an integer between 1 and 2147483647 for dilation but received 0 of type number',
     );
     expect(message(() => convOutputExtent(8, 0, 1, 1.5, 1))).toBe(
-      'Expected a positive integer for filter but received 1.5 of type number',
+      'Expected an integer between 1 and 2147483647 for filter but received 1.5 of type number',
+    );
+    // cuDNN's descriptors take int32 extents.
+    expect(message(() => convOutputExtent(2 ** 31, 0, 1, 1, 1))).toBe(
+      'Expected an integer between 0 and 2147483647 for input but received 2147483648 of type number',
     );
     expect(convOutputExtent(8, 1, 1, 3, 2)).toBe(4);
     // An impossible window is still reported as a non-positive extent, not refused.
@@ -113,6 +117,9 @@ describe('bad arguments to the pure helpers', () => {
     );
     expect(message(() => stridesFor([1, 2, 3, 4, 5], 'nhwc' as never))).toBe(
       `Expected 'ncdhw' or 'ndhwc' for layout but received "nhwc" of type string`,
+    );
+    expect(message(() => stridesFor([2 ** 31, 2, 3, 4, 5], 'ncdhw'))).toBe(
+      'Expected an integer between 0 and 2147483647 for shape[0] but received 2147483648 of type number',
     );
     expect(stridesFor([1, 2, 3, 4, 5], 'ndhwc')).toEqual([120, 1, 40, 10, 2]);
   });
@@ -132,6 +139,9 @@ describe('bad arguments to the pure helpers', () => {
     );
     expect(message(() => errataFor(desc, 91400, null as never))).toBe(
       'Expected a PlanPreference object for preference but received null',
+    );
+    expect(message(() => errataFor(desc, 91400, {} as never))).toBe(
+      'Expected a boolean for preference.allowTf32 but received undefined',
     );
     expect(message(() => errataFor(desc, 91400, pref, [null] as never))).toBe(
       'Expected an Erratum object for table[0] but received null',
@@ -168,9 +178,16 @@ describe('bad arguments to the pure helpers', () => {
     expect(message(() => engineAllowed([], {} as never, ElementKind.F32))).toBe(
       'Expected a boolean for preference.deterministic but received undefined',
     );
-    expect(message(() => engineRejection([], pref, 'f8' as never))).toMatch(
-      /^Expected one of f16, bf16, f32, f64, .* for element but received "f8" of type string$/,
+    expect(message(() => engineRejection([], pref, 'i8' as never))).toBe(
+      'Expected one of f16, bf16, f32, f64 for element but received "i8" of type string',
     );
+    expect(message(() => engineRejection(['TENSOR_CORE', 'FAST'], pref, ElementKind.F32))).toBe(
+      'Expected a numerical-note name (one of NUMERICAL_NOTE_NAMES, or NOTE_<n>) for notes[1] but received "FAST" of type string',
+    );
+    expect(message(() => engineAllowed(new Array(2), pref, ElementKind.F32))).toBe(
+      'Expected a numerical-note name (one of NUMERICAL_NOTE_NAMES, or NOTE_<n>) for notes[0] but received undefined',
+    );
+    expect(engineAllowed(['NOTE_12', 'WINOGRAD'], pref, ElementKind.F32)).toBe(true);
     expect(message(() => mathPrecisionOfEngine({} as never, ElementKind.F32))).toBe(
       'Expected an array of numerical-note names for notes but received an object',
     );
@@ -180,8 +197,11 @@ describe('bad arguments to the pure helpers', () => {
   });
 
   it('intendedMathPrecision, pinnedMathType, pickLegacyAlgorithm', () => {
-    expect(message(() => intendedMathPrecision(null as never, true))).toMatch(
-      /^Expected one of f16, .* for element but received null$/,
+    expect(message(() => intendedMathPrecision(null as never, true))).toBe(
+      'Expected one of f16, bf16, f32, f64 for element but received null',
+    );
+    expect(message(() => pinnedMathType('i8' as never, true))).toBe(
+      'Expected one of f16, bf16, f32, f64 for element but received "i8" of type string',
     );
     expect(message(() => pinnedMathType(ElementKind.F32, 'yes' as never))).toBe(
       'Expected a boolean for allowTf32 but received "yes" of type string',

@@ -24,10 +24,26 @@ export function expectString(name: string, value: unknown): string {
   return value;
 }
 
-/** `value` as an array of strings (numerical-note names, say). */
-export function expectStrings(name: string, value: unknown, expected: string): readonly string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
-    throw new InvalidArgumentError(name, expected, value);
+/**
+ * `value` as an array of strings without holes (`some()` would skip them), each one `element`
+ * (checked by `accept` when given).
+ */
+export function expectStrings(
+  name: string,
+  value: unknown,
+  expected: string,
+  element = 'a string',
+  accept: (s: string) => boolean = () => true,
+): readonly string[] {
+  if (!Array.isArray(value)) throw new InvalidArgumentError(name, expected, value);
+  for (let i = 0; i < value.length; i++) {
+    const v: unknown = value[i];
+    if (typeof v !== 'string' || !accept(v)) {
+      throw new InvalidArgumentError(`${name}[${i}]`, element, v);
+    }
   }
   return value;
 }
+
+/** The element kinds a convolution has: the float ones. */
+export const CONV_ELEMENTS = ['f16', 'bf16', 'f32', 'f64'] as const;

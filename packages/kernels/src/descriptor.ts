@@ -60,11 +60,12 @@ export function convOutputExtent(
   filter: number,
   stride: number,
 ): number {
-  expectInteger('input', input, { min: 0 });
-  expectInteger('pad', pad, { min: 0 });
-  expectInteger('dilation', dilation, { min: 1 });
-  expectInteger('filter', filter, { min: 1 });
-  expectInteger('stride', stride, { min: 1 });
+  // cuDNN's descriptors take int32 extents, so do the descriptor's checks.
+  expectInteger('input', input, { min: 0, max: INT32_MAX });
+  expectInteger('pad', pad, { min: 0, max: INT32_MAX });
+  expectInteger('dilation', dilation, { min: 1, max: INT32_MAX });
+  expectInteger('filter', filter, { min: 1, max: INT32_MAX });
+  expectInteger('stride', stride, { min: 1, max: INT32_MAX });
   return Math.floor((input + 2 * pad - dilation * (filter - 1) - 1) / stride) + 1;
 }
 
@@ -98,13 +99,11 @@ interface Derived {
 
 /** Dense strides of a logical [N, C, D, H, W] tensor in the given layout, in logical order. */
 export function stridesFor(shape: readonly number[], layout: Conv3dLayout): number[] {
-  const [, c, d, h, w] = expectIntegerArray('shape', shape, { length: 5, min: 0 }) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [, c, d, h, w] = expectIntegerArray('shape', shape, {
+    length: 5,
+    min: 0,
+    max: INT32_MAX,
+  }) as [number, number, number, number, number];
   if (layout !== 'ncdhw' && layout !== 'ndhwc') {
     throw new InvalidArgumentError('layout', "'ncdhw' or 'ndhwc'", layout);
   }

@@ -1,4 +1,4 @@
-import { ElementKind, expectInteger, InvalidArgumentError } from '@baracuda/types';
+import { ElementKind, expectBoolean, expectInteger, InvalidArgumentError } from '@baracuda/types';
 import { expectObject, expectString, expectStrings } from './checks.js';
 import type { PlanPreference } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
@@ -110,7 +110,10 @@ export function errataFor(
 ): Erratum[] {
   checkDescriptor(desc);
   expectInteger('cudnnVersion', cudnnVersion, { min: 0 });
-  expectObject('preference', preference, 'a PlanPreference object');
+  const p = expectObject('preference', preference, 'a PlanPreference object');
+  // What the conditions read.
+  expectBoolean('preference.allowTf32', p.allowTf32);
+  expectBoolean('preference.deterministic', p.deterministic);
   if (!Array.isArray(table)) throw new InvalidArgumentError('table', 'an array of errata', table);
   for (let i = 0; i < table.length; i++) checkErratum(`table[${i}]`, table[i]);
   return table.filter(

@@ -7,10 +7,10 @@ import {
   expectBoolean,
   expectFiniteNumber,
   expectInteger,
+  expectOneOf,
   InvalidArgumentError,
-  parseElementKind,
 } from '@baracuda/types';
-import { expectObject, expectStrings } from './checks.js';
+import { CONV_ELEMENTS, expectObject, expectStrings } from './checks.js';
 import type { MathPrecision, ResolvedPlanPreference } from './compat.js';
 
 /** cudnnBackendNumericalNote_t names, in enum order (cuDNN 9 values 0..9). */
@@ -123,9 +123,9 @@ export function engineRejection(
   preference: EngineFilter,
   element: ElementKind,
 ): string | null {
-  expectStrings('notes', notes, 'an array of numerical-note names');
+  checkNotes(notes);
   const { deterministic, allowTf32 } = engineFilter(preference);
-  parseElementKind(element);
+  checkElement(element);
   if (deterministic && notes.includes('NONDETERMINISTIC')) {
     return 'nondeterministic (numerical note NONDETERMINISTIC) while determinism was asked for';
   }
@@ -136,6 +136,22 @@ export function engineRejection(
     return 'uses TF32 tensor cores on f32 data (numerical note TENSOR_CORE) while allowTf32 is false';
   }
   return null;
+}
+
+/** Numerical-note names as {@link numericalNoteName} gives them, checked. */
+function checkNotes(notes: unknown): readonly string[] {
+  return expectStrings(
+    'notes',
+    notes,
+    'an array of numerical-note names',
+    'a numerical-note name (one of NUMERICAL_NOTE_NAMES, or NOTE_<n>)',
+    (s) => (NUMERICAL_NOTE_NAMES as readonly string[]).includes(s) || /^NOTE_\d+$/.test(s),
+  );
+}
+
+/** A convolution's element kind: f16, bf16, f32 or f64. */
+function checkElement(element: unknown): ElementKind {
+  return expectOneOf('element', element, CONV_ELEMENTS);
 }
 
 /** The preference's two engine flags, checked. */
@@ -165,7 +181,7 @@ export function mathPrecisionOfEngine(
   notes: readonly string[],
   element: ElementKind,
 ): MathPrecision {
-  expectStrings('notes', notes, 'an array of numerical-note names');
+  checkNotes(notes);
   const tf32 = notes.includes('TENSOR_CORE') || notes.includes('DOWN_CONVERT_INPUTS');
   return intendedMathPrecision(element, tf32);
 }
@@ -175,7 +191,7 @@ export function mathPrecisionOfEngine(
  * engine or algorithm that does, or does not, use TF32 on f32 data).
  */
 export function intendedMathPrecision(element: ElementKind, allowTf32: boolean): MathPrecision {
-  parseElementKind(element);
+  checkElement(element);
   expectBoolean('allowTf32', allowTf32);
   switch (element) {
     case ElementKind.F64:
@@ -202,7 +218,7 @@ export const MathType = {
  * f32 with TF32 default math, f64 default math.
  */
 export function pinnedMathType(element: ElementKind, allowTf32: boolean): number {
-  parseElementKind(element);
+  checkElement(element);
   expectBoolean('allowTf32', allowTf32);
   switch (element) {
     case ElementKind.F16:
@@ -241,7 +257,7 @@ export function pickLegacyAlgorithm(
   const limit = expectFiniteNumber('preference.maxWorkspaceBytes', preference.maxWorkspaceBytes, {
     min: 0,
   });
-  parseElementKind(element);
+  checkElement(element);
   for (let i = 0; i < perfs.length; i++) {
     const p = expectObject(
       `perfs[${i}]`,

@@ -251,6 +251,12 @@ describe('run arguments', () => {
     expect((fwError({ workspace: cyclic }) as Error).message).toBe(
       'Expected a DeviceSlice for workspace.slice but received an object',
     );
+    // A Workspace that is its own slice, with a slice's fields too: still one level only.
+    const selfSlice: Record<string, unknown> = { kind: 'borrowed', ...ws };
+    selfSlice.slice = selfSlice;
+    expect((fwError({ workspace: selfSlice }) as Error).message).toBe(
+      'Expected a DeviceSlice for workspace.slice but received an object',
+    );
     const nested = { kind: 'borrowed', slice: Workspace.borrowed(ws) };
     expect((fwError({ workspace: nested }) as Error).message).toBe(
       'Expected a DeviceSlice for workspace.slice but received an object',
@@ -303,6 +309,7 @@ describe('run arguments', () => {
       'slice.byteLength',
       'slice.device',
       'slice.devicePtr',
+      'slice.kind',
       'stream.device',
       'stream.raw',
       'ws.kind',

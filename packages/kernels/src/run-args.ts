@@ -166,7 +166,12 @@ export function workspaceSlice(value: unknown, device: DeviceLike): DeviceSlice 
   if (kind === 'none') return NO_WORKSPACE;
   if (kind === 'borrowed') {
     const slice = (value as { slice?: unknown }).slice;
-    if (typeof slice !== 'object' || slice === null) {
+    // Not another Workspace (a workspace that is its own slice, say): one level only.
+    if (
+      typeof slice !== 'object' ||
+      slice === null ||
+      (slice as { kind?: unknown }).kind !== undefined
+    ) {
       throw new InvalidArgumentError('workspace.slice', 'a DeviceSlice', slice);
     }
     return deviceSlice('workspace.slice', slice, 'a DeviceSlice', device, true);
