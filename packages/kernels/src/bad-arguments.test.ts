@@ -24,6 +24,8 @@ import {
   numericalNoteName,
   pickLegacyAlgorithm,
   pinnedMathType,
+  rotationSets,
+  tuneRotationSets,
 } from './policy.js';
 
 function message(f: () => unknown): string {
@@ -222,6 +224,19 @@ describe('bad arguments to the pure helpers', () => {
     );
     const nanMemory = { algo: 1, status: 0, memory: Number.NaN, determinism: 1, mathType: 3 };
     expect(pickLegacyAlgorithm([nanMemory], limits, ElementKind.F32)).toBeNull();
+  });
+
+  it('rotationSets and tuneRotationSets: byte counts past 2^53 - 1', () => {
+    expect(message(() => rotationSets(2 ** 53))).toBe(
+      'Expected a byte count of at most 2^53 - 1 for workingSetBytes but received 9007199254740992 of type number',
+    );
+    expect(message(() => rotationSets(100, 2 ** 53))).toBe(
+      'Expected a byte count of at most 2^53 - 1 for below but received 9007199254740992 of type number',
+    );
+    expect(message(() => tuneRotationSets(100, 2 ** 60))).toBe(
+      'Expected a byte count of at most 2^53 - 1 for freeBytes but received 1152921504606847000 of type number',
+    );
+    expect(rotationSets(2 ** 53 - 1)).toBe(1);
   });
 
   it('median and numericalNoteName', () => {
