@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const benchEntry = fileURLToPath(new URL('./src/bench/index.ts', import.meta.url));
 
 export default defineConfig([
@@ -31,6 +32,8 @@ export default defineConfig([
     shims: true,
     splitting: false,
     banner: { js: '#!/usr/bin/env node' },
+    // `baracuda --version` (src/cli/version.ts).
+    define: { __BARACUDA_VERSION__: JSON.stringify(version) },
     esbuildPlugins: [
       {
         // Until src/bench/index.ts exists, `bench` resolves to an empty module and the CLI says

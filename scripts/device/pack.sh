@@ -10,8 +10,13 @@ mkdir -p .carry
 pnpm build >/dev/null
 cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node .carry/
 cp packages/conformance/dist/cli.cjs .carry/cli.cjs
+# The commit the bundle was built from, for every bench row (the device copy has no .git):
+# -dirty when tracked files differ from it, so a bench merge refuses to mix it with a clean build.
+commit=$(git rev-parse HEAD)
+git diff --quiet HEAD -- || commit="$commit-dirty"
+echo "$commit" > .carry/commit.txt
 # The event-overhead script (the `events` phase) only with PACK_EVENTS=1: room is short (below).
-scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check"
+scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check"
 [ "${PACK_EVENTS:-0}" = 1 ] && scripts="$scripts kernels/scripts/event-overhead"
 rm -f .carry/kernels-event-overhead.mjs
 for s in $scripts; do
@@ -19,6 +24,17 @@ for s in $scripts; do
   npx esbuild "packages/$s.mjs" --bundle --platform=node --format=esm --target=node20 \
     --log-level=warning --outfile=".carry/$name.mjs"
 done
+# PACK_CONSUMER=1: what `consumer` (scripts/device/consumer.sh) installs there with npm, offline:
+# every package's tarball, node-addon-api, and npm itself (about 4 MiB).
+if [ "${PACK_CONSUMER:-0}" = 1 ]; then
+  rm -rf .carry/consumer
+  bash scripts/native/build-prebuilt.sh x64
+  bash scripts/consumer/pack.sh .carry/consumer
+  rm -f .carry/consumer/baracuda-native-linux-arm64-*.tgz
+  npm_dir="$(dirname "$(readlink -f "$(command -v npm)")")/.."
+  npm_dir="$(cd "$npm_dir" && pwd)"
+  tar -C "$(dirname "$npm_dir")" -cJf .carry/consumer/npm.tar.xz "$(basename "$npm_dir")"
+fi
 ls -la .carry
 # The device tool carries at most 64 MiB: the tracked files, the untracked ones git does not
 # ignore, and .carry. Say how close this is (results/ grows every session).

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: info abi driver module layout depthwise bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
-#         errata-small errata-large errata-large-ndhwc errata-large-919
+# Phases: consumer info abi driver module layout depthwise leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+#         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
+# suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
+#   SHARD=1/3 bash scripts/device/session.sh suite-shard
+# writes $OUT/bench-shard-1-of-3.json for `bench merge` (packages/conformance/bench/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-$PWD/out}"
@@ -71,6 +74,11 @@ for phase in "$@"; do
     bench) OUT="$LOGS" run bench 560 bash packages/conformance/scripts/device-bench.sh ${BENCH_ARGS:---quick both} ;;
     # Two comparisons at once, one per GPU of a two-GPU machine (BENCH_GPU0 / BENCH_GPU1: see bench-pair.sh).
     bench-pair) OUT="$LOGS" run bench-pair 560 bash scripts/device/bench-pair.sh ;;
+    # One shard of the whole-suite run (SHARD=k/M; PRESET, CACHE, CUDNN: see suite-shard.sh). Its
+    # raw JSON goes to $OUT itself, beside logs.tgz, for `bench merge` here.
+    suite-shard) run "suite-shard-$(echo "${SHARD:?set SHARD=k/M}" | tr / -)" 560 bash packages/conformance/scripts/suite-shard.sh ;;
+    # Several shards at once, one per GPU of a machine of several (SHARDS="1/4 2/4"; see bench-pair.sh).
+    suite-shards) run suite-shards 560 env BENCH_MODE=shards bash scripts/device/bench-pair.sh ;;
     # What the kind of timing event adds to one call, on both sides (PyTorch's cuDNN for ours too);
     # pack with PACK_EVENTS=1.
     events)
@@ -91,6 +99,20 @@ for phase in "$@"; do
     ncu) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN OUT="$LOGS" run ncu 300 bash scripts/device/ncu-rows.sh ;;
     large-via) run large-via 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${VIA_DTYPES:-bf16} --layouts ncdhw --algos heuristic --no-extras --json "$LOGS/large-via.json" ${VIA_ARGS:-} ;;
     demo) run demo 120 $NODE .carry/cli.cjs demo ;;
+    # 10,000 plan create/dispose cycles three ways: plain, one extra plan held (the shared cuDNN
+    # handle lives through the loop), and V8's young space shrunk (garbage against a leak).
+    leak)
+      run leak-plain 120 $NODE --expose-gc .carry/kernels-leak-device-check.mjs ${LEAK_ARGS:-}
+      run leak-hold 120 $NODE --expose-gc .carry/kernels-leak-device-check.mjs --hold ${LEAK_ARGS:-}
+      run leak-semi1 120 $NODE --expose-gc --max-semi-space-size=1 .carry/kernels-leak-device-check.mjs ${LEAK_ARGS:-}
+      run leak-hold-semi1 120 $NODE --expose-gc --max-semi-space-size=1 .carry/kernels-leak-device-check.mjs --hold ${LEAK_ARGS:-}
+      # The same cycles on raw cuDNN handles (cudnnCreate/SetStream/Destroy), on both cuDNNs.
+      run handle-cycle 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs ${LEAK_ARGS:-}
+      run handle-cycle-hold 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs --hold ${LEAK_ARGS:-}
+      BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run handle-cycle-919 120 $NODE --expose-gc .carry/cudnn-sys-handle-cycle-device-check.mjs ${LEAK_ARGS:-} ;;
+    # What an npm user gets: the packed tarballs installed offline with npm into a fresh folder,
+    # then doctor and the demo from there (pack with PACK_CONSUMER=1; scripts/device/consumer.sh).
+    consumer) NODE=$NODE run consumer 240 bash scripts/device/consumer.sh ;;
     # The cuDNN 9.8-9.15 f16/bf16 defect: run what the errata table refuses, with the refusal lifted.
     errata-small) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-small 240 $NODE .carry/cli.cjs check --suites tiny,odd,grouped,shared-scaled --dtypes f16,bf16 --layouts ncdhw --algos heuristic,pinned --no-extras --json "$LOGS/errata-small.json" ;;
     errata-large) BARACUDA_IGNORE_ERRATA=cudnn-9.8-conv3d-half-ncdhw run errata-large 400 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${ERRATA_DTYPES:-bf16,f16} --layouts ${ERRATA_LAYOUTS:-ncdhw} --algos heuristic --no-extras --json "$LOGS/errata-large.json" ;;

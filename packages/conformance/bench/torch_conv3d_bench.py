@@ -2,28 +2,36 @@
 """PyTorch side of baracuda's conv3d benchmark.
 
 Usage:
-    python3 torch_conv3d_bench.py JOB.json [--out RESULTS.json]
-    python3 torch_conv3d_bench.py JOB.json --check-job     # validate the job only (no torch needed)
-    python3 torch_conv3d_bench.py --serve                  # a worker: JSON requests on stdin (see serve())
+    python3 torch_conv3d_bench.py JOB.json [--out RESULTS.json]   # a batch run (bench: host overhead)
+    python3 torch_conv3d_bench.py JOB.json --check-job             # validate the job only (no torch needed)
+    python3 torch_conv3d_bench.py --serve --column default|tuned   # a worker: JSON requests on stdin (serve())
 
-The job is written by `bench --vs-torch` (packages/conformance/src/bench/torch.ts, format version 1):
-rows (case x dtype x layout x pass, with the number of input sets to rotate among), warm-up, reps,
-a time budget, and the tiny problems for the per-call host overhead. `bench --rounds N` runs the
-script as a worker instead, asking it for one group at a time so that the two sides take turns.
+`bench --vs-torch` starts one worker per column and takes turns with them, round by round, group by
+group (packages/conformance/src/bench/torch-worker.ts). A process is one column for its whole life:
+- column "default": torch.backends.cudnn.benchmark = False, PyTorch as a user gets it, the peer of
+  our heuristic (default) mode;
+- column "tuned": benchmark = True and benchmark_limit = 0 (every engine config cuDNN offers is
+  tried on a shape's first call), the peer of our autotune.
+After timing, `bench` runs a batch job of host-overhead items in a fresh process per column.
 
 Set-up, as the benchmark asks:
-- torch.backends.cudnn.benchmark = True;
 - TF32 off for strict rows (f32, f16, bf16, f64), on for tf32 rows;
 - channels_last_3d memory format for ndhwc rows;
-- forward through F.conv3d; the backward passes through aten.convolution_backward with an output
-  mask ([True, False, False] for bwData, [False, True, False] for bwFilter);
-- CUDA events around each call, after a warm-up; the median of the reps; inputs rotated among sets.
+- forward through F.conv3d; bwData and bwFilter through aten.convolution_backward with an output
+  mask ([True, False, False] / [False, True, False]); bwStep as a training step calls the backward:
+  one autograd backward (torch.autograd.grad of y = F.conv3d(x, w) with respect to x and w), which
+  computes dX and dW together;
+- CUDA events around each call, after a warm-up; the median of the reps; inputs rotated among sets;
+- the first call of each pass of a new group is timed on its own (wall clock, synchronized): with
+  benchmark = True it holds cuDNN's search, PyTorch's time to a plan.
+
+No profiler is imported or run here: a process that times never profiles (torch.profiler leaves
+CUPTI slowing later work). To see which kernels PyTorch ran, profile a row in a separate process
+afterwards (torch_profile_row.py). Whether PyTorch ran cuDNN for a row comes from
+torch._C._select_conv_backend.
 
 Results (JSON) go to --out (rewritten after every group, so a killed run leaves partial results) or
-stdout. Progress goes to stderr. Each row says whether PyTorch ran cuDNN for it: from
-torch._C._select_conv_backend when available, and from the kernel names of one profiled iteration
-(every row, as `bench` writes the job; "half" limits it to f16/bf16 rows, where PyTorch 2.9+ turns
-cuDNN off for some 3-D convolutions on cuDNN 9.8-9.15). The kernel names are how a row's loss is explained.
+stdout. Progress goes to stderr.
 """
 
 import argparse
@@ -35,9 +43,8 @@ import time
 
 DTYPES = ("f32", "tf32", "f16", "bf16", "f64")
 LAYOUTS = ("ncdhw", "ndhwc")
-PASSES = ("fw", "bwData", "bwFilter")
-FALLBACK_MARKERS = ("vol2col", "col2vol", "im2col", "col2im", "slow_conv", "conv_depthwise3d")
-CUDNN_MARKERS = ("cudnn", "xmma", "implicit_convolve", "cutlass", "sm90_", "sm80_", "nhwc", "convolve_")
+PASSES = ("fw", "bwData", "bwFilter", "bwStep")
+COLUMNS = ("default", "tuned")
 
 
 def log(message):
@@ -87,7 +94,14 @@ def _overhead_item(item, where):
     _case(item.get("case"), where + ".case")
     _expect(item.get("dtype") in DTYPES, "a dtype for %s.dtype" % where, item.get("dtype"))
     _expect(item.get("layout") in LAYOUTS, "a layout for %s.layout" % where, item.get("layout"))
+    _expect(item.get("pass", "fw") in PASSES, "one of %s for %s.pass" % (", ".join(PASSES), where),
+            item.get("pass"))
     return item
+
+
+def _column(value, where):
+    _expect(value in COLUMNS, "one of %s for %s" % (", ".join(COLUMNS), where), value)
+    return value
 
 
 def load_job(path):
@@ -105,7 +119,7 @@ def load_job(path):
         _overhead_item(item, "overhead[%d]" % i)
     job.setdefault("overhead", [])
     job.setdefault("timeBudgetS", 0)
-    job.setdefault("profile", "half")
+    job["column"] = _column(job.get("column", "tuned"), "column")
     return job
 
 
@@ -153,15 +167,6 @@ def cudnn_libraries():
     return found
 
 
-def classify_kernels(names):
-    lowered = [n.lower() for n in names]
-    if any(any(m in n for m in FALLBACK_MARKERS) for n in lowered):
-        return False
-    if any(any(m in n for m in CUDNN_MARKERS) for n in lowered):
-        return True
-    return None
-
-
 def write_results(results, out_path):
     text = json.dumps(results, indent=2)
     if out_path:
@@ -173,29 +178,54 @@ def write_results(results, out_path):
         print(text, flush=True)
 
 
+def configure_column(torch, column):
+    """Set cuDNN's algorithm search as the column asks, once, for the life of the process."""
+    cudnn = torch.backends.cudnn
+    if column == "tuned":
+        cudnn.benchmark = True
+        cudnn.benchmark_limit = 0
+    else:
+        cudnn.benchmark = False
+
+
 class TorchSide:
-    """PyTorch on GPU 0, set up as the benchmark asks; times the rows of one group at a time.
+    """PyTorch on GPU 0, set up as the benchmark asks for one column; times the rows of one group
+    at a time.
 
     The batch run (a job file) and the worker (--serve) both drive it, so both time alike.
     """
 
-    def __init__(self):
+    def __init__(self, column="tuned"):
         import torch
         import torch.nn.functional as F
         self.torch = torch
         self.F = F
+        self.column = _column(column, "the column")
         self.errors = []
         self.available = torch.cuda.is_available()
         if not self.available:
             self.errors.append("torch.cuda.is_available() is False")
             return
         self.device = torch.device("cuda", 0)
-        torch.backends.cudnn.benchmark = True
+        configure_column(torch, self.column)
         self.dtypes = {"f32": torch.float32, "tf32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
                        "f64": torch.float64}
         self.key = None
         self.tensors = None
         self.backend = None
+        self.warm_up()
+
+    def warm_up(self):
+        """One tiny convolution, so that loading cuDNN and creating its handle is in no group's
+        first call (our side has loaded cuDNN and run the peak's convolution before any group)."""
+        torch = self.torch
+        try:
+            x = torch.rand((1, 1, 4, 4, 4), device=self.device, dtype=torch.float32)
+            w = torch.rand((1, 1, 1, 1, 1), device=self.device, dtype=torch.float32)
+            self.F.conv3d(x, w, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1)
+            torch.cuda.synchronize()
+        except Exception as error:  # noqa: BLE001 - report it; the rows will say what fails
+            self.errors.append(("warm-up convolution: %s: %s" % (type(error).__name__, error))[:400])
 
     def info(self):
         """Versions, device and the cuDNN loaded so far (libraries appear after the first convolution)."""
@@ -210,7 +240,10 @@ class TorchSide:
                     self.errors.append("torch.backends.cudnn.version(): %s" % error)
         main_library = [p for p in cudnn["libraries"] if os.path.basename(p).startswith("libcudnn.so")]
         cudnn["path"] = (main_library or cudnn["libraries"] or [None])[0]
-        return {"torch": torch.__version__, "cuda": torch.version.cuda,
+        cudnn["benchmark"] = bool(torch.backends.cudnn.benchmark)
+        limit = getattr(torch.backends.cudnn, "benchmark_limit", None)
+        cudnn["benchmarkLimit"] = limit if isinstance(limit, int) else None
+        return {"torch": torch.__version__, "cuda": torch.version.cuda, "column": self.column,
                 "device": torch.cuda.get_device_name(0) if self.available else None, "cudnn": cudnn}
 
     def set_tf32(self, enabled):
@@ -238,12 +271,31 @@ class TorchSide:
         if pass_name == "fw":
             return lambda i: F.conv3d(tensors[i % len(tensors)][0], tensors[i % len(tensors)][1], None, stride, pad,
                                       dil, groups)
+        if pass_name == "bwStep":
+            return self.make_step(case, tensors)
         mask = [True, False, False] if pass_name == "bwData" else [False, True, False]
 
         def call(i):
             x, w, dy = tensors[i % len(tensors)]
             return torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, dil, False, [0, 0, 0], groups,
                                                        mask)
+        return call
+
+    def make_step(self, case, tensors):
+        """The backward of a training step: one autograd backward of y = conv3d(x, w) giving dX and
+        dW together (autograd asks convolution_backward for both at once). Each set's graph is built
+        once, untimed, and kept (retain_graph) so a timed call is the backward alone."""
+        F, torch = self.F, self.torch
+        graphs = []
+        for x, w, dy in tensors:
+            x = x.detach().requires_grad_(True)
+            w = w.detach().requires_grad_(True)
+            y = F.conv3d(x, w, None, case["stride"], case["pad"], case["dil"], case["groups"])
+            graphs.append((x, w, y, dy))
+
+        def call(i):
+            x, w, y, dy = graphs[i % len(graphs)]
+            return torch.autograd.grad(y, (x, w), dy, retain_graph=True)
         return call
 
     def select_backend(self, case, tensors):
@@ -259,20 +311,14 @@ class TorchSide:
                 continue
         return None
 
-    def profile_kernels(self, call, index):
-        try:
-            from torch.profiler import ProfilerActivity, profile
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                call(index)
-                self.torch.cuda.synchronize()
-            names = []
-            for event in prof.events():
-                device_type = getattr(event, "device_type", None)
-                if device_type is not None and "CUDA" in str(device_type) and event.name not in names:
-                    names.append(event.name)
-            return [n[:120] for n in names[:8]]
-        except Exception as error:  # noqa: BLE001 - profiling is best effort
-            return ["(profiler failed: %s)" % str(error)[:100]]
+    def first_call_ms(self, call):
+        """Wall ms of one call and its completion: on a shape's first call, the search included."""
+        torch = self.torch
+        torch.cuda.synchronize()
+        begin = time.perf_counter()
+        call(0)
+        torch.cuda.synchronize()
+        return (time.perf_counter() - begin) * 1e3
 
     def time_call(self, call, warmup, reps):
         torch = self.torch
@@ -295,18 +341,20 @@ class TorchSide:
         if self.available:
             self.torch.cuda.empty_cache()
 
-    def time_group(self, rows, warmup, reps, profile_mode):
+    def time_group(self, rows, warmup, reps):
         """Time each row of one group (rows sharing case, dtype, layout and sets); one entry per row.
 
         The group's tensors stay allocated until another group or release(), so a group timed in
-        several rounds keeps its inputs. Raises on failing to allocate them; a row that fails is an
-        entry with status "error".
+        several rounds keeps its inputs; on a new group each pass's first call is timed on its own
+        (firstCallMs). Raises on failing to allocate them; a row that fails is an entry with status
+        "error".
         """
         first = rows[0]
         case, dtype, layout = first["case"], first["dtype"], first["layout"]
         key = json.dumps([case, dtype, layout, first["sets"]], sort_keys=True)
         self.set_tf32(dtype == "tf32")
-        if key != self.key:
+        new_group = key != self.key
+        if new_group:
             self.release()
             self.tensors = self.make_tensors(case, dtype, layout, first["sets"])
             self.backend = self.select_backend(case, self.tensors)
@@ -316,19 +364,15 @@ class TorchSide:
             entry = {"id": row["id"], "status": "error", "backend": self.backend}
             try:
                 call = self.make_call(case, row["pass"], self.tensors)
+                if new_group:
+                    entry["firstCallMs"] = self.first_call_ms(call)
                 times = self.time_call(call, warmup, reps)
                 entry["status"] = "ok"
                 entry["medianMs"] = statistics.median(times)
                 entry["reps"] = len(times)
                 used = None if self.backend is None else ("Cudnn" in self.backend)
-                if profile_mode == "all" or (profile_mode == "half" and dtype in ("f16", "bf16")):
-                    kernels = self.profile_kernels(call, 0)
-                    entry["kernels"] = kernels
-                    from_kernels = classify_kernels(kernels)
-                    if used is None or from_kernels is False:
-                        used = from_kernels if from_kernels is not None else used
                 entry["usedCudnn"] = used
-                log("  %s: %.4f ms (cuDNN: %s)" % (row["pass"], entry["medianMs"], used))
+                log("  %s %s: %.4f ms (cuDNN: %s)" % (self.column, row["pass"], entry["medianMs"], used))
             except Exception as error:  # noqa: BLE001 - one row failing must not end the run
                 entry["note"] = ("%s: %s" % (type(error).__name__, error))[:400]
                 log("  %s: %s" % (row["pass"], entry["note"]))
@@ -336,30 +380,33 @@ class TorchSide:
         return entries
 
     def overhead(self, item):
-        """Host µs per F.conv3d call on a tiny problem: `calls` calls with no sync, median of `trials`."""
-        F, torch = self.F, self.torch
+        """Host µs per call of one pass on a tiny problem: `calls` calls with no sync, median of
+        `trials` (the same call as the timed rows make: F.conv3d, convolution_backward, autograd)."""
+        torch = self.torch
         case = item["case"]
+        pass_name = item.get("pass", "fw")
         calls = int(item.get("calls", 1000))
         trials = int(item.get("trials", 5))
-        entry = {"id": item.get("id", case["name"]), "dtype": item["dtype"], "layout": item["layout"]}
+        entry = {"id": item.get("id", case["name"]), "dtype": item["dtype"], "layout": item["layout"],
+                 "pass": pass_name, "column": self.column}
         try:
             self.set_tf32(False)
-            x, w, _ = self.make_tensors(case, item["dtype"], item["layout"], 1)[0]
-            args = (case["stride"], case["pad"], case["dil"], case["groups"])
-            for _ in range(50):
-                F.conv3d(x, w, None, *args)
+            call = self.make_call(case, pass_name, self.make_tensors(case, item["dtype"], item["layout"], 1))
+            for i in range(50):
+                call(i)
             torch.cuda.synchronize()
             per_call = []
             for _ in range(trials):
                 begin = time.perf_counter_ns()
-                for _ in range(calls):
-                    F.conv3d(x, w, None, *args)
+                for i in range(calls):
+                    call(i)
                 end = time.perf_counter_ns()
                 torch.cuda.synchronize()
                 per_call.append((end - begin) / 1e3 / calls)
             entry["trialsUs"] = per_call
             entry["usPerCall"] = statistics.median(per_call)
-            log("host overhead %s %s: %.1f us/call" % (item["dtype"], item["layout"], entry["usPerCall"]))
+            log("host overhead %s %s %s %s: %.1f us/call" % (self.column, item["dtype"], item["layout"], pass_name,
+                                                            entry["usPerCall"]))
         except Exception as error:  # noqa: BLE001
             entry["note"] = ("%s: %s" % (type(error).__name__, error))[:400]
         return entry
@@ -367,7 +414,7 @@ class TorchSide:
 
 def run(job, out_path):
     """The batch run: every group of the job in turn, then the host overhead."""
-    side = TorchSide()
+    side = TorchSide(job["column"])
     results = {"label": job.get("label", ""), "rows": [], "overhead": [], "errors": side.errors,
                "finished": False}
     results.update(side.info())
@@ -387,7 +434,7 @@ def run(job, out_path):
             continue
         log("[%d/%d] %s %s %s (%d sets)" % (index + 1, len(groups), case_name, dtype, layout, rows[0]["sets"]))
         try:
-            results["rows"].extend(side.time_group(rows, job["warmup"], job["reps"], job.get("profile", "half")))
+            results["rows"].extend(side.time_group(rows, job["warmup"], job["reps"]))
         except Exception as error:  # noqa: BLE001 - e.g. out of memory allocating inputs
             note = ("allocating inputs: %s: %s" % (type(error).__name__, error))[:400]
             for row in rows:
@@ -409,18 +456,19 @@ def run(job, out_path):
 SERVE_OPS = ("hello", "group", "release", "overhead", "quit")
 
 
-def serve(requests, replies):
+def serve(requests, replies, column="tuned"):
     """The worker: one JSON request per line in, one JSON reply per line out (stdout is the channel;
     everything else goes to stderr). Requests:
 
       {"op": "hello"}                                  -> {"ok": true, "info": {...}, "errors": [...]}
-      {"op": "group", "rows": [...], "warmup": w, "reps": r, "profile": "all"|"half"|"none"}
+      {"op": "group", "rows": [...], "warmup": w, "reps": r}
                                                        -> {"ok": true, "rows": [entry, ...]}
       {"op": "release"}                                -> {"ok": true}
       {"op": "overhead", "items": [...]}               -> {"ok": true, "overhead": [...], "info": {...}}
       {"op": "quit"}                                   -> {"ok": true}, then exit
 
-    Rows are one group's rows in the job's spelling (see load_job). A bad request gets
+    Rows are one group's rows in the job's spelling (see load_job). The process is the `column`
+    ("default" or "tuned", see configure_column) for its whole life. A bad request gets
     {"ok": false, "error": "Expected ... but received ..."}; the worker keeps serving.
     """
     def reply(message):
@@ -440,7 +488,7 @@ def serve(requests, replies):
                 reply({"ok": True})
                 return 0
             if side is None:
-                side = TorchSide()
+                side = TorchSide(column)
             if op == "hello":
                 answer = {"ok": side.available, "info": side.info(), "errors": side.errors}
                 if not side.available:
@@ -457,9 +505,7 @@ def serve(requests, replies):
                 for key in ("warmup", "reps"):
                     _expect(isinstance(request.get(key), int) and request[key] >= 0,
                             "a non-negative integer for " + key, request.get(key))
-                profile_mode = request.get("profile", "none")
-                _expect(profile_mode in ("all", "half", "none"), "profile all, half or none", profile_mode)
-                reply({"ok": True, "rows": side.time_group(rows, request["warmup"], request["reps"], profile_mode)})
+                reply({"ok": True, "rows": side.time_group(rows, request["warmup"], request["reps"])})
             elif op == "release":
                 side.release()
                 reply({"ok": True})
@@ -477,16 +523,16 @@ def serve(requests, replies):
 
 
 
-def with_torch(prepare, work):
+def with_torch(prepare, work, column="tuned"):
     """The diagnostics' main: prepare() checks the arguments (a JobError is written to stderr: exit
-    2), then work(side, prepared) runs with PyTorch set up as the benchmark sets it up (exit 1 when
-    PyTorch cannot run, saying why). Returns the exit status."""
+    2), then work(side, prepared) runs with PyTorch set up as the benchmark sets up `column` (exit 1
+    when PyTorch cannot run, saying why). Returns the exit status."""
     try:
         prepared = prepare()
     except JobError as error:
         sys.stderr.write("%s\n" % error)
         return 2
-    side = TorchSide()
+    side = TorchSide(column)
     if not side.available:
         sys.stderr.write("; ".join(side.errors) + "\n")
         return 1
@@ -497,6 +543,8 @@ def main(argv=None):
     parser.add_argument("job", nargs="?", help="job JSON written by bench --vs-torch")
     parser.add_argument("--serve", action="store_true",
                         help="answer JSON requests on stdin, one per line (bench --rounds; see serve())")
+    parser.add_argument("--column", choices=COLUMNS, default="tuned",
+                        help="with --serve: default (cudnn.benchmark off) or tuned (benchmark on, limit 0)")
     parser.add_argument("--out", help="write results here instead of stdout")
     parser.add_argument("--check-job", action="store_true", help="validate the job and print a summary")
     args = parser.parse_args(argv)
@@ -507,7 +555,7 @@ def main(argv=None):
         channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
         os.dup2(2, 1)
         sys.stdout = sys.stderr
-        return serve(sys.stdin, channel)
+        return serve(sys.stdin, channel, args.column)
     if not args.job:
         parser.error("a job file is needed unless --serve is given")
     try:

@@ -71,17 +71,30 @@ describe('the native addon', () => {
         '  - /nonexistent/a.node: no such file\n' +
         '  - /nonexistent/b.node: no such file\n' +
         'Possible solutions:\n' +
-        '  - Build it: `pnpm --filter @baracuda/driver build` (needs cmake and a C++17 compiler, no CUDA)\n' +
+        `  - Install the prebuilt addon: \`npm install @baracuda/native-${process.platform}-${process.arch}\` (npm adds it with @baracuda/driver unless optional dependencies are omitted, e.g. by --omit=optional; it needs glibc 2.28 or newer)\n` +
+        '  - Build it from source: `BARACUDA_BUILD_FROM_SOURCE=1 npm rebuild @baracuda/driver` (needs cmake 3.15+, a C++17 compiler and cmake-js: `sudo apt-get install -y cmake g++` or `sudo dnf install -y cmake gcc-c++`, then `npm install --no-save cmake-js@8`; no CUDA needed)\n' +
         '  - Or set BARACUDA_ADDON_DIR to the directory that holds baracuda_driver.node',
     );
   });
 
-  it('looks in BARACUDA_ADDON_DIR first, then the package build, then beside the file', () => {
-    const candidates = addonCandidates({ BARACUDA_ADDON_DIR: '/opt/addons' });
+  it('looks in BARACUDA_ADDON_DIR, the package build, the platform package, then beside the file', () => {
+    const candidates = addonCandidates(
+      { BARACUDA_ADDON_DIR: '/opt/addons' },
+      '@baracuda/native-linux-x64',
+    );
     expect(candidates[0]).toBe('/opt/addons/baracuda_driver.node');
     expect(candidates[1]).toMatch(/packages\/driver\/build\/Release\/baracuda_driver\.node$/);
-    expect(candidates[2]).toMatch(/packages\/driver\/src\/baracuda_driver\.node$/);
-    expect(addonCandidates({})).toHaveLength(2);
+    // The workspace links the x64 package into driver's node_modules.
+    expect(candidates[2]).toMatch(/native-linux-x64\/baracuda_driver\.node$/);
+    expect(candidates[3]).toMatch(/packages\/driver\/src\/baracuda_driver\.node$/);
+    expect(addonCandidates({})).toHaveLength(3);
+  });
+
+  it('names a platform package that is not installed as such', () => {
+    const candidates = addonCandidates({}, '@baracuda/native-plan9-mips');
+    expect(candidates[1]).toBe(
+      '@baracuda/native-plan9-mips/baracuda_driver.node (package not installed)',
+    );
   });
 
   it('is typed: NativeBinding keys and NATIVE_EXPORT_NAMES agree', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +12,15 @@ import {
 import { type CapturedWarning, captureWarnings } from './warnings.test-helpers.js';
 
 let dir: string;
+
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return '';
+}
 let warnings: CapturedWarning[];
 
 beforeEach(() => {
@@ -70,19 +79,27 @@ describe('autotune cache file', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('a corrupt file is ignored with a BaracudaWarning and rewritten on the next save', () => {
+  it('a corrupt file is ignored with a BaracudaWarning and kept aside on the next save', () => {
     const path = join(dir, 'corrupt.json');
-    writeFileSync(path, '{"version": 1, "entries": ');
+    const corrupt = '{"version": 5, "entries": {"precious": ';
+    writeFileSync(path, corrupt);
     expect(readAutotuneCache(path).entries).toEqual({});
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.type).toBe('BaracudaWarning');
     expect(warnings[0]!.message).toMatch(
-      /^Ignoring the autotune cache .*corrupt\.json: it is not valid JSON/,
+      /^Ignoring the autotune cache .*corrupt\.json: it is not valid JSON \(.*\); it will be kept aside as .*corrupt\.json\.corrupt-<time> when an entry is next written$/,
     );
-    writeAutotuneEntry(path, 'k', { engineIndex: 1, knobs: [] });
+    expect(writeAutotuneEntry(path, 'k', { engineIndex: 1, knobs: [] })).toBe(true);
     expect(JSON.parse(readFileSync(path, 'utf8')).entries).toEqual({
       k: { engineIndex: 1, knobs: [] },
     });
+    const aside = readdirSync(dir).filter((name) => name.startsWith('corrupt.json.corrupt-'));
+    expect(aside).toHaveLength(1);
+    expect(aside[0]).toMatch(/^corrupt\.json\.corrupt-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/);
+    expect(readFileSync(join(dir, aside[0]!), 'utf8')).toBe(corrupt);
+    expect(warnings.at(-1)!.message).toBe(
+      `The autotune cache ${path} was corrupt (it is not valid JSON (${jsonError(corrupt)})); it is kept as ${join(dir, aside[0]!)}`,
+    );
   });
 
   it('a stale version is ignored with a warning', () => {
@@ -114,7 +131,9 @@ describe('autotune cache file', () => {
     const path = join(dir, 'array.json');
     writeFileSync(path, '[1,2]');
     expect(readAutotuneCache(path).entries).toEqual({});
-    expect(warnings[0]!.message).toMatch(/expected a JSON object with version and entries$/);
+    expect(warnings[0]!.message).toMatch(
+      /: expected a JSON object with version and entries; it will be kept aside as .*array\.json\.corrupt-<time> when an entry is next written$/,
+    );
   });
 
   it('an unwritable path is a warning, not an error', () => {

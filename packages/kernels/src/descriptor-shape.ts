@@ -1,5 +1,10 @@
 /** The arithmetic of a problem's shapes: output extents, dense strides, element counts. */
-import { InvalidProblemError } from '@baracuda/types';
+import {
+  expectInteger,
+  expectIntegerArray,
+  InvalidArgumentError,
+  InvalidProblemError,
+} from '@baracuda/types';
 import type { Conv3dLayout } from './descriptor.js';
 
 /** cuDNN's legacy descriptors take `int` dims and strides. */
@@ -16,12 +21,25 @@ export function convOutputExtent(
   filter: number,
   stride: number,
 ): number {
+  // cuDNN's descriptors take int32 extents, so do the descriptor's checks.
+  expectInteger('input', input, { min: 0, max: INT32_MAX });
+  expectInteger('pad', pad, { min: 0, max: INT32_MAX });
+  expectInteger('dilation', dilation, { min: 1, max: INT32_MAX });
+  expectInteger('filter', filter, { min: 1, max: INT32_MAX });
+  expectInteger('stride', stride, { min: 1, max: INT32_MAX });
   return Math.floor((input + 2 * pad - dilation * (filter - 1) - 1) / stride) + 1;
 }
 
 /** Dense strides of a logical [N, C, D, H, W] tensor in the given layout, in logical order. */
 export function stridesFor(shape: readonly number[], layout: Conv3dLayout): number[] {
-  const [, c, d, h, w] = shape as [number, number, number, number, number];
+  const [, c, d, h, w] = expectIntegerArray('shape', shape, {
+    length: 5,
+    min: 0,
+    max: INT32_MAX,
+  }) as [number, number, number, number, number];
+  if (layout !== 'ncdhw' && layout !== 'ndhwc') {
+    throw new InvalidArgumentError('layout', "'ncdhw' or 'ndhwc'", layout);
+  }
   if (layout === 'ncdhw') {
     return [c * d * h * w, d * h * w, h * w, w, 1];
   }

@@ -2,11 +2,14 @@ import {
   describeValue,
   ElementKind,
   InvalidArgumentError,
+  parseElementKind,
   UnsupportedError,
 } from '@baracuda/types';
 import { elementInfo } from './compat.js';
 import { convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
 import { type Derived, deriveProblem, type Fields } from './descriptor-validate.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
+import { guardReceivers } from './receivers.js';
 
 export { convOutputExtent, INT32_MAX, stridesFor };
 
@@ -72,7 +75,16 @@ export class Conv3dDescriptor {
   readonly layout: Conv3dLayout;
   #derived: Derived | undefined;
 
-  private constructor(fields: Fields) {
+  static {
+    guardReceivers(
+      Conv3dDescriptor,
+      'Conv3dDescriptor',
+      (o) => typeof o === 'object' && o !== null && #derived in o,
+    );
+  }
+
+  private constructor(token: FactoryToken, fields: Fields) {
+    requireFactoryToken(token, 'Conv3dDescriptor', 'Conv3dDescriptor.create');
     this.batch = fields.batch;
     this.cIn = fields.cIn;
     this.dIn = fields.dIn;
@@ -109,7 +121,7 @@ export class Conv3dDescriptor {
         problem,
       );
     }
-    return new Conv3dDescriptor({
+    return new Conv3dDescriptor(FACTORY_TOKEN, {
       batch: problem.batch,
       cIn: problem.cIn,
       dIn: problem.dIn,
@@ -140,22 +152,32 @@ export class Conv3dDescriptor {
 
   /** A copy with padding (d, h, w). Default `(0, 0, 0)`. */
   withPadding(d: number, h: number, w: number): Conv3dDescriptor {
-    return new Conv3dDescriptor({ ...this.#fields(), padD: d, padH: h, padW: w });
+    return new Conv3dDescriptor(FACTORY_TOKEN, { ...this.#fields(), padD: d, padH: h, padW: w });
   }
 
   /** A copy with stride (d, h, w). Default `(1, 1, 1)`. */
   withStride(d: number, h: number, w: number): Conv3dDescriptor {
-    return new Conv3dDescriptor({ ...this.#fields(), strideD: d, strideH: h, strideW: w });
+    return new Conv3dDescriptor(FACTORY_TOKEN, {
+      ...this.#fields(),
+      strideD: d,
+      strideH: h,
+      strideW: w,
+    });
   }
 
   /** A copy with dilation (d, h, w). Default `(1, 1, 1)`. */
   withDilation(d: number, h: number, w: number): Conv3dDescriptor {
-    return new Conv3dDescriptor({ ...this.#fields(), dilationD: d, dilationH: h, dilationW: w });
+    return new Conv3dDescriptor(FACTORY_TOKEN, {
+      ...this.#fields(),
+      dilationD: d,
+      dilationH: h,
+      dilationW: w,
+    });
   }
 
   /** A copy with the group count. Default `1`. */
   withGroups(groups: number): Conv3dDescriptor {
-    return new Conv3dDescriptor({ ...this.#fields(), groups });
+    return new Conv3dDescriptor(FACTORY_TOKEN, { ...this.#fields(), groups });
   }
 
   /** A copy with the layout: 'ncdhw' (default) or 'ndhwc' (channels-last-3d). */
@@ -163,7 +185,7 @@ export class Conv3dDescriptor {
     if (layout !== 'ncdhw' && layout !== 'ndhwc') {
       throw new InvalidArgumentError('layout', "'ncdhw' or 'ndhwc'", layout);
     }
-    return new Conv3dDescriptor({ ...this.#fields(), layout });
+    return new Conv3dDescriptor(FACTORY_TOKEN, { ...this.#fields(), layout });
   }
 
   /**
@@ -174,6 +196,7 @@ export class Conv3dDescriptor {
    */
   validate(expectedElement?: ElementKind): this {
     if (this.#derived !== undefined && expectedElement === undefined) return this;
+    if (expectedElement !== undefined) parseElementKind(expectedElement, 'expectedElement');
     if (expectedElement !== undefined && this.element !== expectedElement) {
       throw new UnsupportedError(
         `Expected element ${expectedElement} but the descriptor has element ${describeValue(this.element)}`,

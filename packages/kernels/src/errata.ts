@@ -1,6 +1,7 @@
-import { ElementKind } from '@baracuda/types';
+import { ElementKind, expectBoolean, expectInteger, InvalidArgumentError } from '@baracuda/types';
+import { expectObject, expectString, expectStrings } from './checks.js';
 import type { PlanPreference } from './compat.js';
-import type { Conv3dDescriptor } from './descriptor.js';
+import { Conv3dDescriptor } from './descriptor.js';
 
 /** A cuDNN version as cudnnGetVersion() encodes it in cuDNN 9: major*10000 + minor*100 + patch. */
 export type CudnnVersionCode = number;
@@ -40,6 +41,7 @@ export interface Erratum {
 
 /** Format a cudnnGetVersion() code: 91400 → "9.14.0". */
 export function formatCudnnVersion(code: CudnnVersionCode): string {
+  expectInteger('code', code, { min: 0 });
   const major = Math.floor(code / 10000);
   const minor = Math.floor((code % 10000) / 100);
   const patch = code % 100;
@@ -107,6 +109,14 @@ export function errataFor(
   preference: PlanPreference,
   table: readonly Erratum[] = CONV3D_ERRATA,
 ): Erratum[] {
+  checkDescriptor(desc);
+  expectInteger('cudnnVersion', cudnnVersion, { min: 0 });
+  const p = expectObject('preference', preference, 'a PlanPreference object');
+  // What the conditions read.
+  expectBoolean('preference.allowTf32', p.allowTf32);
+  expectBoolean('preference.deterministic', p.deterministic);
+  if (!Array.isArray(table)) throw new InvalidArgumentError('table', 'an array of errata', table);
+  for (let i = 0; i < table.length; i++) checkErratum(`table[${i}]`, table[i]);
   return table.filter(
     (e) =>
       cudnnVersion >= e.fromVersion &&
@@ -116,6 +126,26 @@ export function errataFor(
   );
 }
 
+function checkDescriptor(desc: unknown): void {
+  if (!(desc instanceof Conv3dDescriptor)) {
+    throw new InvalidArgumentError('desc', 'a Conv3dDescriptor', desc);
+  }
+}
+
+/** An erratum's fields, as this module reads them. */
+function checkErratum(name: string, erratum: unknown): void {
+  const e = expectObject(name, erratum, 'an Erratum object');
+  expectString(`${name}.id`, e.id);
+  expectString(`${name}.description`, e.description);
+  expectInteger(`${name}.fromVersion`, e.fromVersion, { min: 0 });
+  expectInteger(`${name}.toVersion`, e.toVersion, { min: 0 });
+  expectStrings(`${name}.elements`, e.elements, 'an array of element kinds');
+  expectStrings(`${name}.links`, e.links, 'an array of links');
+  if (typeof e.condition !== 'function') {
+    throw new InvalidArgumentError(`${name}.condition`, 'a function', e.condition);
+  }
+}
+
 /** The message of the UnsupportedError a refusing erratum raises. */
 export function erratumRefusal(
   erratum: Erratum,
@@ -123,6 +153,10 @@ export function erratumRefusal(
   cudnnVersion: CudnnVersionCode,
   reason?: string,
 ): string {
+  checkErratum('erratum', erratum);
+  checkDescriptor(desc);
+  expectInteger('cudnnVersion', cudnnVersion, { min: 0 });
+  if (reason !== undefined) expectString('reason', reason);
   return (
     `Refusing ${desc.describe()} on cuDNN ${formatCudnnVersion(cudnnVersion)}: ${erratum.description}; ${reason ? `${reason} ` : ''}` +
     `(affected: ${formatCudnnVersion(erratum.fromVersion)} up to, not including, ${formatCudnnVersion(erratum.toVersion)}; ` +

@@ -11,18 +11,19 @@ import {
 } from '@baracuda/types';
 import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
 import { type Conv3dPass, PASSES } from './core/pass.js';
-import type { AlgorithmInfo, RunScalars } from './core/types.js';
+import type { AlgorithmInfo } from './core/types.js';
 import { Conv3dDescriptor } from './descriptor.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
   type Conv3dBwDataArgs,
   type Conv3dDwArgs,
   type Conv3dFwArgs,
   checkStream,
-  runScalars,
-  tensorPointer,
 } from './plan/arguments.js';
 import { type Conv3dPlanOptions, resolveOptions } from './plan/options.js';
 import { kernelSku, precisionGuarantee } from './plan/report.js';
+import { guardReceivers } from './receivers.js';
+import { checkRunArgs, type RunTarget } from './run-args.js';
 import { prepare } from './select/autotune/tune.js';
 import type { PlanCore } from './select/core.js';
 import { createCore } from './select/create.js';
@@ -53,9 +54,25 @@ export class Conv3dPlan {
   /** Ids of errata that changed what this plan does (e.g. forced strict f32). */
   readonly errataApplied: readonly string[];
   readonly #core: PlanCore;
+  /** What the run calls' argument checks need (run-args.ts). */
+  readonly #runTarget: RunTarget;
 
-  private constructor(core: PlanCore) {
+  static {
+    guardReceivers(
+      Conv3dPlan,
+      'Conv3dPlan',
+      (o) => typeof o === 'object' && o !== null && #core in o,
+    );
+  }
+
+  private constructor(token: FactoryToken, core: PlanCore) {
+    requireFactoryToken(token, 'Conv3dPlan', 'Conv3dPlan.select or Conv3dPlan.selectSync');
     this.#core = core;
+    this.#runTarget = {
+      descriptor: core.ctx.desc,
+      device: core.ctx.device,
+      stream: core.ctx.stream,
+    };
     this.descriptor = core.ctx.desc;
     this.preference = core.ctx.preference;
     this.cudnnVersion = core.ctx.cudnnVersion;
@@ -133,7 +150,7 @@ export class Conv3dPlan {
     const asked = resolvePlanPreference(preference);
     const opts = resolveOptions(options);
     checkStream(stream, 'stream');
-    return new Conv3dPlan(createCore(stream, desc, asked, opts));
+    return new Conv3dPlan(FACTORY_TOKEN, createCore(stream, desc, asked, opts));
   }
 
   /** Output extents [D, H, W]. */
@@ -191,46 +208,26 @@ export class Conv3dPlan {
 
   /** Enqueue y = alpha * conv(x, w) + beta * y on the stream; returns without waiting. */
   runFw(args: Conv3dFwArgs): void {
-    this.#core.checkNotDisposed();
-    if (typeof args !== 'object' || args === null) {
-      throw new InvalidArgumentError('runFw arguments', 'an object {x, w, y}', args);
-    }
-    const d = this.descriptor;
-    const x = tensorPointer(d, 'x', args.x, d.xShape, d.xStrides, d.xElements);
-    const w = tensorPointer(d, 'w', args.w, d.wShape, d.wStrides, d.wElements);
-    const y = tensorPointer(d, 'y', args.y, d.yShape, d.yStrides, d.yElements);
-    this.#run('fw', x, w, y, runScalars(args, this.#core.ctx.stream));
+    this.#run('fw', args);
   }
 
   /** Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. */
   runBwData(args: Conv3dBwDataArgs): void {
-    this.#core.checkNotDisposed();
-    if (typeof args !== 'object' || args === null) {
-      throw new InvalidArgumentError('runBwData arguments', 'an object {w, dy, dx}', args);
-    }
-    const d = this.descriptor;
-    const w = tensorPointer(d, 'w', args.w, d.wShape, d.wStrides, d.wElements);
-    const dy = tensorPointer(d, 'dy', args.dy, d.yShape, d.yStrides, d.yElements);
-    const dx = tensorPointer(d, 'dx', args.dx, d.xShape, d.xStrides, d.xElements);
-    this.#run('bwData', dx, w, dy, runScalars(args, this.#core.ctx.stream));
+    this.#run('bwData', args);
   }
 
   /** Enqueue dw = alpha * convBwFilter(x, dy) + beta * dw; returns without waiting. */
   runDw(args: Conv3dDwArgs): void {
-    this.#core.checkNotDisposed();
-    if (typeof args !== 'object' || args === null) {
-      throw new InvalidArgumentError('runDw arguments', 'an object {x, dy, dw}', args);
-    }
-    const d = this.descriptor;
-    const x = tensorPointer(d, 'x', args.x, d.xShape, d.xStrides, d.xElements);
-    const dy = tensorPointer(d, 'dy', args.dy, d.yShape, d.yStrides, d.yElements);
-    const dw = tensorPointer(d, 'dw', args.dw, d.wShape, d.wStrides, d.wElements);
-    this.#run('bwFilter', x, dw, dy, runScalars(args, this.#core.ctx.stream));
+    this.#run('bwFilter', args);
   }
 
-  /** Run a pass on its executor; operands in cuDNN's uid order (x-like, w-like, y-like). */
-  #run(pass: Conv3dPass, x: bigint, w: bigint, y: bigint, scalars: RunScalars): void {
-    this.#core.executor(pass).run({ x, w, y }, scalars);
+  /** Check a run's arguments once (run-args.ts), then run the pass on its executor. */
+  #run(pass: Conv3dPass, args: unknown): void {
+    this.#core.checkNotDisposed();
+    const { px, pw, py, scalars } = checkRunArgs(pass, args, this.#runTarget);
+    // A getter of the arguments may have disposed the plan.
+    this.#core.checkNotDisposed();
+    this.#core.executor(pass).run({ x: px, w: pw, y: py }, scalars);
   }
 
   /** Destroy every cuDNN object of the plan, release the shared handle, free the owned workspace. Idempotent. */

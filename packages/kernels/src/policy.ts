@@ -2,7 +2,15 @@
  * Pure selection policy: which engines and legacy algorithms a preference allows,
  * and what precision they give. No cuDNN calls here, so CI tests it.
  */
-import { ElementKind } from '@baracuda/types';
+import {
+  ElementKind,
+  expectBoolean,
+  expectFiniteNumber,
+  expectInteger,
+  expectOneOf,
+  InvalidArgumentError,
+} from '@baracuda/types';
+import { CONV_ELEMENTS, expectObject, expectStrings } from './checks.js';
 import type { MathPrecision, ResolvedPlanPreference } from './compat.js';
 import { KNOB_NAMES } from './knob-names.js';
 
@@ -23,6 +31,7 @@ export type NumericalNote = (typeof NUMERICAL_NOTE_NAMES)[number];
 
 /** Name of a numerical-note enum value (`NOTE_<n>` for one this table does not know). */
 export function numericalNoteName(value: number): string {
+  expectInteger('value', value, { min: 0 });
   return NUMERICAL_NOTE_NAMES[value] ?? `NOTE_${value}`;
 }
 
@@ -76,16 +85,48 @@ export function engineRejection(
   preference: EngineFilter,
   element: ElementKind,
 ): string | null {
-  if (preference.deterministic && notes.includes('NONDETERMINISTIC')) {
+  checkNotes(notes);
+  const { deterministic, allowTf32 } = engineFilter(preference);
+  checkElement(element);
+  if (deterministic && notes.includes('NONDETERMINISTIC')) {
     return 'nondeterministic (numerical note NONDETERMINISTIC) while determinism was asked for';
   }
   if (notes.includes('DOWN_CONVERT_INPUTS')) {
     return 'down-converts its inputs (numerical note DOWN_CONVERT_INPUTS)';
   }
-  if (element === ElementKind.F32 && !preference.allowTf32 && notes.includes('TENSOR_CORE')) {
+  if (element === ElementKind.F32 && !allowTf32 && notes.includes('TENSOR_CORE')) {
     return 'uses TF32 tensor cores on f32 data (numerical note TENSOR_CORE) while allowTf32 is false';
   }
   return null;
+}
+
+/** Numerical-note names as {@link numericalNoteName} gives them, checked. */
+function checkNotes(notes: unknown): readonly string[] {
+  return expectStrings(
+    'notes',
+    notes,
+    'an array of numerical-note names',
+    'a numerical-note name (one of NUMERICAL_NOTE_NAMES, or NOTE_<n>)',
+    (s) => (NUMERICAL_NOTE_NAMES as readonly string[]).includes(s) || /^NOTE_\d+$/.test(s),
+  );
+}
+
+/** A convolution's element kind: f16, bf16, f32 or f64. */
+function checkElement(element: unknown): ElementKind {
+  return expectOneOf('element', element, CONV_ELEMENTS);
+}
+
+/** The preference's two engine flags, checked. */
+function engineFilter(preference: unknown): EngineFilter {
+  const p = expectObject(
+    'preference',
+    preference,
+    'a preference object {deterministic, allowTf32}',
+  );
+  return {
+    deterministic: expectBoolean('preference.deterministic', p.deterministic),
+    allowTf32: expectBoolean('preference.allowTf32', p.allowTf32),
+  };
 }
 
 /** True when `engineRejection` has no objection. */
@@ -102,6 +143,7 @@ export function mathPrecisionOfEngine(
   notes: readonly string[],
   element: ElementKind,
 ): MathPrecision {
+  checkNotes(notes);
   const tf32 = notes.includes('TENSOR_CORE') || notes.includes('DOWN_CONVERT_INPUTS');
   return intendedMathPrecision(element, tf32);
 }
@@ -111,6 +153,8 @@ export function mathPrecisionOfEngine(
  * engine or algorithm that does, or does not, use TF32 on f32 data).
  */
 export function intendedMathPrecision(element: ElementKind, allowTf32: boolean): MathPrecision {
+  checkElement(element);
+  expectBoolean('allowTf32', allowTf32);
   switch (element) {
     case ElementKind.F64:
       return 'f64';
@@ -136,6 +180,8 @@ export const MathType = {
  * f32 with TF32 default math, f64 default math.
  */
 export function pinnedMathType(element: ElementKind, allowTf32: boolean): number {
+  checkElement(element);
+  expectBoolean('allowTf32', allowTf32);
   switch (element) {
     case ElementKind.F16:
     case ElementKind.Bf16:
@@ -166,11 +212,24 @@ export function pickLegacyAlgorithm(
   preference: Pick<ResolvedPlanPreference, 'deterministic' | 'allowTf32' | 'maxWorkspaceBytes'>,
   element: ElementKind,
 ): LegacyPerf | null {
-  for (const p of perfs) {
+  if (!Array.isArray(perfs)) {
+    throw new InvalidArgumentError('perfs', 'an array of cuDNN algorithm perf results', perfs);
+  }
+  const { deterministic, allowTf32 } = engineFilter(preference);
+  const limit = expectFiniteNumber('preference.maxWorkspaceBytes', preference.maxWorkspaceBytes, {
+    min: 0,
+  });
+  checkElement(element);
+  for (let i = 0; i < perfs.length; i++) {
+    const p = expectObject(
+      `perfs[${i}]`,
+      perfs[i],
+      'a perf result {algo, status, memory, determinism, mathType}',
+    ) as unknown as LegacyPerf;
     if (p.status !== 0) continue;
-    if (Number(p.memory) > preference.maxWorkspaceBytes) continue;
-    if (preference.deterministic && p.determinism !== 1) continue;
-    if (element === ElementKind.F32 && !preference.allowTf32 && p.mathType !== MathType.FMA) {
+    if (!(Number(p.memory) <= limit)) continue;
+    if (deterministic && p.determinism !== 1) continue;
+    if (element === ElementKind.F32 && !allowTf32 && p.mathType !== MathType.FMA) {
       continue;
     }
     if (p.mathType === MathType.TENSOR_OP_ALLOW_CONVERSION) continue;

@@ -129,6 +129,12 @@ export function median(values: readonly number[]): number {
   if (!Array.isArray(values) || values.length === 0) {
     throw new InvalidArgumentError('values', 'a non-empty array of numbers', values);
   }
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v !== 'number' || Number.isNaN(v)) {
+      throw new InvalidArgumentError(`values[${i}]`, 'a number (not NaN)', v);
+    }
+  }
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -167,14 +173,22 @@ export const ROTATE_BELOW_BYTES = 128 * 1024 * 1024;
 /** Never rotate among more operand sets than this. */
 export const MAX_ROTATION_SETS = 64;
 
+/** A byte count: a finite number >= `min`, and no more than 2^53 - 1 (exact as a double). */
+function byteCount(name: string, value: number, min: number): void {
+  expectFiniteNumber(name, value, { min });
+  if (value > Number.MAX_SAFE_INTEGER) {
+    throw new InvalidArgumentError(name, 'a byte count of at most 2^53 - 1', value);
+  }
+}
+
 /**
  * How many operand sets to rotate among so that consecutive runs do not find their operands in
  * L2: 1 when one set is already at least `below`, else enough sets to cover it, at most
  * {@link MAX_ROTATION_SETS}.
  */
 export function rotationSets(workingSetBytes: number, below = ROTATE_BELOW_BYTES): number {
-  expectFiniteNumber('workingSetBytes', workingSetBytes, { min: 0 });
-  expectFiniteNumber('below', below, { min: 1 });
+  byteCount('workingSetBytes', workingSetBytes, 0);
+  byteCount('below', below, 1);
   if (workingSetBytes === 0) return 1;
   if (workingSetBytes >= below) return 1;
   return Math.min(MAX_ROTATION_SETS, Math.ceil(below / workingSetBytes));
@@ -189,7 +203,7 @@ export function rotationSets(workingSetBytes: number, below = ROTATE_BELOW_BYTES
  */
 export function tuneRotationSets(setBytes: number, freeBytes?: number): number {
   const wanted = rotationSets(setBytes);
-  if (freeBytes !== undefined) expectFiniteNumber('freeBytes', freeBytes, { min: 0 });
+  if (freeBytes !== undefined) byteCount('freeBytes', freeBytes, 0);
   if (freeBytes === undefined || setBytes === 0) return wanted;
   return Math.max(1, Math.min(wanted, 1 + Math.floor(freeBytes / 2 / setBytes)));
 }

@@ -10,6 +10,7 @@ import {
   InvalidArgumentError,
   InvalidProblemError,
   LibraryNotFoundError,
+  ReportMismatchError,
   UnsupportedError,
   WorkspaceTooSmallError,
 } from './errors.js';
@@ -29,6 +30,7 @@ const CLASSES = [
   [LibraryNotFoundError, 'BARACUDA_LIBRARY_NOT_FOUND'],
   [CudaError, 'BARACUDA_CUDA_ERROR'],
   [CudnnError, 'BARACUDA_CUDNN_ERROR'],
+  [ReportMismatchError, 'BARACUDA_REPORT_MISMATCH'],
 ] as const;
 
 describe('isInstance', () => {
@@ -55,6 +57,24 @@ describe('isInstance', () => {
 });
 
 describe('error classes', () => {
+  it('ReportMismatchError names both reports and both values', () => {
+    const error = new ReportMismatchError(
+      'different commits',
+      { source: 'shard-1.json', value: '31b3975' },
+      { source: 'shard-2.json', value: '8654548' },
+    );
+    expect(error.message).toBe(
+      'Cannot merge bench reports of different commits: 31b3975 in shard-1.json, 8654548 in shard-2.json',
+    );
+    expect(error).toMatchObject({
+      code: 'BARACUDA_REPORT_MISMATCH',
+      name: 'ReportMismatchError',
+      what: 'different commits',
+      first: { source: 'shard-1.json', value: '31b3975' },
+      second: { source: 'shard-2.json', value: '8654548' },
+    });
+  });
+
   it('UnsupportedError', () => {
     const error = new UnsupportedError('conv3d i8 is not supported by cudnn');
     expect(error.message).toBe('conv3d i8 is not supported by cudnn');

@@ -18,7 +18,8 @@ export type BaracudaErrorCode =
   | 'BARACUDA_DISPOSED'
   | 'BARACUDA_LIBRARY_NOT_FOUND'
   | 'BARACUDA_CUDA_ERROR'
-  | 'BARACUDA_CUDNN_ERROR';
+  | 'BARACUDA_CUDNN_ERROR'
+  | 'BARACUDA_REPORT_MISMATCH';
 
 export interface BaracudaErrorOptions {
   cause?: unknown;
@@ -31,7 +32,12 @@ export class BaracudaError extends Error {
   readonly code: BaracudaErrorCode;
 
   constructor(code: BaracudaErrorCode, message: string, options?: BaracudaErrorOptions) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      text(message),
+      typeof options === 'object' && options !== null && options.cause !== undefined
+        ? { cause: options.cause }
+        : undefined,
+    );
     this.code = code;
     this.name = new.target.name;
   }
@@ -85,11 +91,11 @@ export class InvalidArgumentError extends BaracudaError {
     const received = describeValue(value);
     super(
       'BARACUDA_INVALID_ARGUMENT',
-      `Expected ${expected} for ${argument} but received ${received}`,
+      `Expected ${text(expected)} for ${text(argument)} but received ${received}`,
       options,
     );
-    this.argument = argument;
-    this.expected = expected;
+    this.argument = text(argument);
+    this.expected = text(expected);
     this.received = received;
   }
   static override isInstance(error: unknown): error is InvalidArgumentError {
@@ -104,7 +110,7 @@ export class WorkspaceTooSmallError extends BaracudaError {
   constructor(needed: number, got: number, context = 'workspace', options?: BaracudaErrorOptions) {
     super(
       'BARACUDA_WORKSPACE_TOO_SMALL',
-      `${context} too small: needed ${needed} bytes but received ${got} bytes`,
+      `${text(context)} too small: needed ${text(needed)} bytes but received ${text(got)} bytes`,
       options,
     );
     this.needed = needed;
@@ -123,7 +129,7 @@ export class BufferTooSmallError extends BaracudaError {
   constructor(buffer: string, needed: number, got: number, options?: BaracudaErrorOptions) {
     super(
       'BARACUDA_BUFFER_TOO_SMALL',
-      `${buffer} too small: needed ${needed} bytes but received ${got} bytes`,
+      `${text(buffer)} too small: needed ${text(needed)} bytes but received ${text(got)} bytes`,
       options,
     );
     this.buffer = buffer;
@@ -139,7 +145,7 @@ export class BufferTooSmallError extends BaracudaError {
 export class DisposedError extends BaracudaError {
   readonly object: string;
   constructor(object: string, options?: BaracudaErrorOptions) {
-    super('BARACUDA_DISPOSED', `${object} has been disposed and cannot be used`, options);
+    super('BARACUDA_DISPOSED', `${text(object)} has been disposed and cannot be used`, options);
     this.object = object;
   }
   static override isInstance(error: unknown): error is DisposedError {
@@ -163,11 +169,18 @@ export class LibraryNotFoundError extends BaracudaError {
     solutions: readonly string[],
     options?: BaracudaErrorOptions,
   ) {
-    const tried = searched.map((s) => `  - ${s.path}: ${s.error}`).join('\n');
-    const fixes = solutions.map((s) => `  - ${s}`).join('\n');
+    const tried = listOf(searched)
+      .map(
+        (s) =>
+          `  - ${text((s as LibrarySearchAttempt)?.path)}: ${text((s as LibrarySearchAttempt)?.error)}`,
+      )
+      .join('\n');
+    const fixes = listOf(solutions)
+      .map((s) => `  - ${text(s)}`)
+      .join('\n');
     super(
       'BARACUDA_LIBRARY_NOT_FOUND',
-      `Could not load ${library}.\nSearched:\n${tried || '  (nothing)'}\nPossible solutions:\n${fixes}`,
+      `Could not load ${text(library)}.\nSearched:\n${tried || '  (nothing)'}\nPossible solutions:\n${fixes}`,
       options,
     );
     this.library = library;
@@ -195,7 +208,7 @@ export class CudaError extends BaracudaError {
   ) {
     super(
       'BARACUDA_CUDA_ERROR',
-      `\`${call}\` failed: ${resultName} (${result})${detail ? `: ${detail}` : ''}`,
+      `\`${text(call)}\` failed: ${text(resultName)} (${text(result)})${detail ? `: ${text(detail)}` : ''}`,
       options,
     );
     this.call = call;
@@ -227,9 +240,13 @@ export class CudnnError extends BaracudaError {
     problem: string,
     options?: BaracudaErrorOptions,
   ) {
-    const detail = lastError ? ` (${lastError})` : '';
-    const where = problem ? ` for ${problem}` : '';
-    super('BARACUDA_CUDNN_ERROR', `\`${call}\` failed: ${statusName}${detail}${where}`, options);
+    const detail = lastError ? ` (${text(lastError)})` : '';
+    const where = problem ? ` for ${text(problem)}` : '';
+    super(
+      'BARACUDA_CUDNN_ERROR',
+      `\`${text(call)}\` failed: ${text(statusName)}${detail}${where}`,
+      options,
+    );
     this.call = call;
     this.status = status;
     this.statusName = statusName;
@@ -260,10 +277,61 @@ export function describeValue(value: unknown): string {
       return 'a function';
     case 'symbol':
       return `${String(value)} of type symbol`;
-    default: {
-      if (Array.isArray(value)) return `an array of length ${value.length}`;
-      const ctor = (value as object).constructor?.name;
-      return ctor && ctor !== 'Object' ? `an instance of ${ctor}` : 'an object';
-    }
+    default:
+      return describeObject(value as object);
+  }
+}
+
+/** An object's words; never throws (a revoked Proxy, a getter that throws, an odd constructor). */
+function describeObject(value: object): string {
+  try {
+    if (Array.isArray(value)) return `an array of length ${value.length}`;
+    const ctor = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof ctor === 'string' && ctor !== '' && ctor !== 'Object'
+      ? `an instance of ${ctor}`
+      : 'an object';
+  } catch {
+    return 'an object';
+  }
+}
+
+/** A message part given as a string (numbers too), else described: a message never fails to build. */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return describeValue(value);
+}
+
+function listOf(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** One side of a {@link ReportMismatchError}: where a value came from, and the value. */
+export interface ReportSide {
+  source: string;
+  value: string;
+}
+
+/**
+ * Two measurement reports that must not be combined (different commits, overlapping rows, other
+ * hardware), naming both: "Cannot merge bench reports of different commits: abc123 in a.json,
+ * def456 in b.json".
+ */
+export class ReportMismatchError extends BaracudaError {
+  readonly what: string;
+  readonly first: ReportSide;
+  readonly second: ReportSide;
+  constructor(what: string, first: ReportSide, second: ReportSide, options?: BaracudaErrorOptions) {
+    super(
+      'BARACUDA_REPORT_MISMATCH',
+      `Cannot merge bench reports of ${text(what)}: ${text(first?.value)} in ${text(first?.source)}, ${text(second?.value)} in ${text(second?.source)}`,
+      options,
+    );
+    this.what = what;
+    this.first = first;
+    this.second = second;
+  }
+  static override isInstance(error: unknown): error is ReportMismatchError {
+    return hasCode(error, 'BARACUDA_REPORT_MISMATCH');
   }
 }

@@ -370,16 +370,22 @@ describe('bulk conversion arguments', () => {
     );
   });
 
-  it('converts 10^7 elements each way in a few seconds at most', () => {
-    const n = 10_000_000;
+  it('bulk conversions agree with the scalar ones on a large array (timing: pnpm bench)', () => {
+    const n = 100_000;
     const values = new Float32Array(n);
     for (let i = 0; i < n; i++) values[i] = (i % 1000) * 0.37 - 100;
-    const start = performance.now();
     const halves = f32ArrayToF16(values);
-    const back = f16ArrayToF32(halves);
     const brain = f32ArrayToBf16(values);
-    bf16ArrayToF32(brain, back);
-    const seconds = (performance.now() - start) / 1000;
-    expect(seconds).toBeLessThan(5);
+    const back = f16ArrayToF32(halves);
+    const brainBack = bf16ArrayToF32(brain);
+    let mismatches = 0;
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      if (halves[i] !== f32ToF16Bits(v) || brain[i] !== f32ToBf16Bits(v)) mismatches++;
+      if (back[i] !== f16BitsToF32(halves[i]!) || brainBack[i] !== bf16BitsToF32(brain[i]!)) {
+        mismatches++;
+      }
+    }
+    expect(mismatches).toBe(0);
   });
 });

@@ -4,7 +4,8 @@
  * Every tag is a string constant, like {@link ElementKind}, so a SKU prints and serialises as is.
  */
 import type { ElementKind } from './element.js';
-import { expectInteger } from './validate.js';
+import { InvalidArgumentError } from './errors.js';
+import { expectBoolean, expectInteger } from './validate.js';
 
 /** Top-level op family of a kernel. */
 export const OpCategory = {
@@ -119,6 +120,9 @@ export function archSkuFromComputeCapability(major: number, minor: number): Arch
 export function computeCapabilityOfArchSku(
   arch: ArchSku,
 ): { readonly major: number; readonly minor: number } | undefined {
+  if (typeof arch !== 'string') {
+    throw new InvalidArgumentError('arch', 'an ArchSku string such as sm90', arch);
+  }
   const match = /^sm(\d+)(\d)a?$/.exec(arch);
   if (match === null) return undefined;
   return { major: Number(match[1]), minor: Number(match[2]) };
@@ -227,14 +231,39 @@ export interface KernelSku {
  * Undefined fields are left out; `aux=` and `epilogue=` appear only when set.
  */
 export function formatKernelSku(sku: KernelSku): string {
-  const parts = [`${sku.category}/${sku.op}`, sku.element];
-  if (sku.auxElement !== undefined) parts.push(`aux=${sku.auxElement}`);
-  if (sku.layout !== undefined) parts.push(sku.layout);
-  if (sku.epilogue !== undefined) parts.push(`epilogue=${sku.epilogue}`);
-  parts.push(sku.arch, sku.backend);
+  if (typeof sku !== 'object' || sku === null) {
+    throw new InvalidArgumentError('sku', 'a KernelSku object', sku);
+  }
   const pg = sku.precisionGuarantee;
-  parts.push(`math=${pg.mathPrecision}`, `acc=${pg.accumulator}`);
-  parts.push(pg.deterministic ? 'deterministic' : 'nondeterministic');
-  parts.push(pg.bitStableOnSameHardware ? 'bit-stable' : 'not-bit-stable');
+  if (typeof pg !== 'object' || pg === null) {
+    throw new InvalidArgumentError('sku.precisionGuarantee', 'a PrecisionGuarantee object', pg);
+  }
+  const tag = (name: string, value: unknown, optional = false): string | undefined => {
+    if (typeof value === 'string' || (optional && value === undefined)) return value;
+    throw new InvalidArgumentError(name, optional ? 'a string or undefined' : 'a string', value);
+  };
+  const parts = [`${tag('sku.category', sku.category)}/${tag('sku.op', sku.op)}`];
+  parts.push(tag('sku.element', sku.element)!);
+  const aux = tag('sku.auxElement', sku.auxElement, true);
+  if (aux !== undefined) parts.push(`aux=${aux}`);
+  const layout = tag('sku.layout', sku.layout, true);
+  if (layout !== undefined) parts.push(layout);
+  const epilogue = tag('sku.epilogue', sku.epilogue, true);
+  if (epilogue !== undefined) parts.push(`epilogue=${epilogue}`);
+  parts.push(tag('sku.arch', sku.arch)!, tag('sku.backend', sku.backend)!);
+  parts.push(
+    `math=${tag('sku.precisionGuarantee.mathPrecision', pg.mathPrecision)}`,
+    `acc=${tag('sku.precisionGuarantee.accumulator', pg.accumulator)}`,
+  );
+  parts.push(
+    expectBoolean('sku.precisionGuarantee.deterministic', pg.deterministic)
+      ? 'deterministic'
+      : 'nondeterministic',
+  );
+  parts.push(
+    expectBoolean('sku.precisionGuarantee.bitStableOnSameHardware', pg.bitStableOnSameHardware)
+      ? 'bit-stable'
+      : 'not-bit-stable',
+  );
   return parts.join(' ');
 }

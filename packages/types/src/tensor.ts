@@ -80,6 +80,8 @@ export function contiguousStrides(shape: readonly number[]): number[] {
 
 /** True when both stride lists have the same length and the same value in every position. */
 export function stridesEqual(a: readonly number[], b: readonly number[]): boolean {
+  if (!Array.isArray(a)) throw new InvalidArgumentError('a', 'an array of strides', a);
+  if (!Array.isArray(b)) throw new InvalidArgumentError('b', 'an array of strides', b);
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

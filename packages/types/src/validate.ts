@@ -48,7 +48,8 @@ export interface IntegerArrayOptions extends IntegerRange {
  * `an integer <= 8`, `an integer between 1 and 8`.
  */
 export function describeIntegerRange(range: IntegerRange, noun = 'integer'): string {
-  const { min, max } = range;
+  const { min, max } = checkRange<IntegerRange>('range', range, ['min', 'max'], 'number');
+  if (typeof noun !== 'string') throw new InvalidArgumentError('noun', 'a string', noun);
   if (min === undefined && max === undefined) return `${article(noun)} ${noun}`;
   if (max === undefined) {
     if (min === 1) return `a positive ${noun}`;
@@ -63,6 +64,45 @@ function article(noun: string): string {
   return /^[aeiou]/.test(noun) ? 'an' : 'a';
 }
 
+/** The checkers' own arguments (a programmer's, not a user's) are checked too: nothing throws untyped. */
+function checkName(name: unknown): string {
+  if (typeof name !== 'string') {
+    throw new InvalidArgumentError('name', 'a string (the argument name)', name);
+  }
+  return name;
+}
+
+/** An options object of a checker: undefined is `{}`; each bound a number (not NaN) or undefined. */
+function checkRange<T extends object>(
+  argument: string,
+  range: unknown,
+  bounds: readonly string[],
+  kind: 'number' | 'bigint',
+): T {
+  if (range === undefined) return {} as T;
+  if (typeof range !== 'object' || range === null) {
+    throw new InvalidArgumentError(argument, 'an object or undefined', range);
+  }
+  const out: Record<string, unknown> = {};
+  for (const bound of bounds) {
+    const value = (range as Record<string, unknown>)[bound];
+    if (value === undefined) continue;
+    if (
+      kind === 'bigint'
+        ? typeof value !== 'bigint'
+        : typeof value !== 'number' || Number.isNaN(value)
+    ) {
+      throw new InvalidArgumentError(
+        `${argument}.${bound}`,
+        kind === 'bigint' ? 'a bigint or undefined' : 'a number (not NaN) or undefined',
+        value,
+      );
+    }
+    out[bound] = value;
+  }
+  return out as T;
+}
+
 /**
  * Check that `value` is a safe integer (a `number`, no fraction, |value| <= 2^53-1) within
  * `range`, and return it.
@@ -70,7 +110,9 @@ function article(noun: string): string {
  * @example expectInteger('padD', -1, { min: 1 })
  * // throws "Expected a positive integer for padD but received -1 of type number"
  */
-export function expectInteger(name: string, value: unknown, range: IntegerRange = {}): number {
+export function expectInteger(name: string, value: unknown, range?: IntegerRange): number {
+  checkName(name);
+  range = checkRange<IntegerRange>('range', range, ['min', 'max'], 'number');
   if (
     typeof value !== 'number' ||
     !Number.isSafeInteger(value) ||
@@ -93,8 +135,15 @@ export function expectInteger(name: string, value: unknown, range: IntegerRange 
 export function expectIntegerArray(
   name: string,
   value: unknown,
-  options: IntegerArrayOptions = {},
+  options?: IntegerArrayOptions,
 ): number[] {
+  checkName(name);
+  options = checkRange<IntegerArrayOptions>(
+    'options',
+    options,
+    ['min', 'max', 'length', 'minLength', 'maxLength'],
+    'number',
+  );
   if (!Array.isArray(value)) {
     throw new InvalidArgumentError(name, describeArrayShape(options), value);
   }
@@ -128,7 +177,9 @@ function describeArrayShape(options: IntegerArrayOptions): string {
 }
 
 /** Check that `value` is a `bigint` within `range`, and return it. */
-export function expectBigint(name: string, value: unknown, range: BigintRange = {}): bigint {
+export function expectBigint(name: string, value: unknown, range?: BigintRange): bigint {
+  checkName(name);
+  range = checkRange<BigintRange>('range', range, ['min', 'max'], 'bigint');
   if (
     typeof value !== 'bigint' ||
     (range.min !== undefined && value < range.min) ||
@@ -153,6 +204,7 @@ export function expectBigint(name: string, value: unknown, range: BigintRange = 
 
 /** Check that `value` is `true` or `false` (not a truthy or falsy stand-in), and return it. */
 export function expectBoolean(name: string, value: unknown): boolean {
+  checkName(name);
   if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'a boolean', value);
   return value;
 }
@@ -168,14 +220,20 @@ export function expectOneOf<const T extends string | number | boolean>(
   value: unknown,
   allowed: readonly T[],
 ): T {
+  checkName(name);
+  if (!Array.isArray(allowed)) {
+    throw new InvalidArgumentError('allowed', 'an array of the allowed values', allowed);
+  }
   if (!(allowed as readonly unknown[]).includes(value)) {
-    throw new InvalidArgumentError(name, `one of ${allowed.join(', ')}`, value);
+    throw new InvalidArgumentError(name, `one of ${allowed.map(String).join(', ')}`, value);
   }
   return value as T;
 }
 
 /** Check that `value` is a finite `number` (not NaN, not ±Infinity) within `range`, and return it. */
-export function expectFiniteNumber(name: string, value: unknown, range: NumberRange = {}): number {
+export function expectFiniteNumber(name: string, value: unknown, range?: NumberRange): number {
+  checkName(name);
+  range = checkRange<NumberRange>('range', range, ['min', 'max'], 'number');
   if (
     typeof value !== 'number' ||
     !Number.isFinite(value) ||

@@ -7,7 +7,9 @@ describe('parseBenchArgs', () => {
     const o = parseBenchArgs([]);
     expect(o.dtypes).toEqual(['f32', 'tf32', 'f16', 'bf16', 'f64']);
     expect(o.layouts).toEqual(['ncdhw', 'ndhwc']);
-    expect(o.passes).toEqual(['fw', 'bwData', 'bwFilter']);
+    expect(o.passes).toEqual(['fw', 'bwData', 'bwFilter', 'bwStep']);
+    expect(o.shard).toBeUndefined();
+    expect(o.commit).toBeUndefined();
     expect(o.modes).toEqual(['pinned', 'heuristic', 'autotune']);
     expect(o.reps).toBe(30);
     expect(o.warmup).toBe(5);
@@ -118,7 +120,7 @@ describe('parseBenchArgs', () => {
     ],
     [
       ['--passes', 'bw'],
-      'Expected one of fw, bwData, bwFilter for --passes but received "bw" of type string',
+      'Expected one of fw, bwData, bwFilter, bwStep for --passes but received "bw" of type string',
     ],
     [
       ['--algos', 'fastest'],
@@ -197,6 +199,26 @@ describe('parseBenchArgs', () => {
       ['--cases', ' , '],
       'Expected a comma-separated list of case names for --cases but received " , " of type string',
     ],
+    [
+      ['--shard', '4/3'],
+      'Expected k/M with 1 ≤ k ≤ M ≤ 64 (e.g. 2/3) for --shard but received "4/3" of type string',
+    ],
+    [
+      ['--shard', '0/3'],
+      'Expected k/M with 1 ≤ k ≤ M ≤ 64 (e.g. 2/3) for --shard but received "0/3" of type string',
+    ],
+    [
+      ['--shard', '2'],
+      'Expected k/M with 1 ≤ k ≤ M ≤ 64 (e.g. 2/3) for --shard but received "2" of type string',
+    ],
+    [
+      ['--tuned-on', 'f16:nhwc'],
+      'Expected dtype:layout with a dtype of f32, tf32, f16, bf16, f64 and a layout of ncdhw, ndhwc for --tuned-on but received "f16:nhwc" of type string',
+    ],
+    [
+      ['--commit', 'HEAD'],
+      'Expected a hex commit id of 7 to 40 digits, optionally -dirty for --commit but received "HEAD" of type string',
+    ],
   ];
   it.each(bad)('rejects %j with an exact message', (argv, message) => {
     let caught: unknown;
@@ -207,5 +229,20 @@ describe('parseBenchArgs', () => {
     }
     expect(InvalidArgumentError.isInstance(caught)).toBe(true);
     expect((caught as Error).message).toBe(message);
+  });
+});
+
+describe('--shard and --commit', () => {
+  it('parse k/M and a commit id', () => {
+    expect(parseBenchArgs(['--shard', '2/3']).shard).toEqual({ index: 2, count: 3 });
+    expect(parseBenchArgs(['--shard=1/1']).shard).toEqual({ index: 1, count: 1 });
+    expect(parseBenchArgs(['--commit', '8654548']).commit).toBe('8654548');
+    expect(parseBenchArgs(['--tuned-on', 'f16:ndhwc,f32:ncdhw']).tunedOn).toEqual([
+      'f16:ndhwc',
+      'f32:ncdhw',
+    ]);
+    expect(parseBenchArgs(['--commit', `${'a'.repeat(40)}-dirty`]).commit).toBe(
+      `${'a'.repeat(40)}-dirty`,
+    );
   });
 });

@@ -22,7 +22,7 @@ export interface BenchOptions {
   dtypes: BenchDtype[];
   /** ndhwc applies to f16 and bf16 only. Defaults to `ncdhw,ndhwc`. */
   layouts: BenchLayout[];
-  /** Defaults to `fw,bwData,bwFilter`. */
+  /** Defaults to `fw,bwData,bwFilter,bwStep`. */
   passes: BenchPass[];
   /** Defaults to `pinned,heuristic,autotune`. */
   modes: BenchMode[];
@@ -76,6 +76,23 @@ export interface BenchOptions {
    * `rotated`, an output per input set. Defaults to `shared`.
    */
   outputs: BenchOutputs;
+  /**
+   * Measure only shard `index` of `count` (`--shard k/M`): the groups are split into `count`
+   * disjoint shards of about equal estimated time (see shards.ts); `bench merge` joins them.
+   * Defaults to `undefined` (every group).
+   */
+  shard: { index: number; count: number } | undefined;
+  /**
+   * Run the tuned pair (our autotune mode and PyTorch's tuned column) only on groups of these
+   * `dtype:layout` (`--tuned-on`), so a run fits a time budget that a cold autotune of every group
+   * does not; the other groups run the default pair alone. Defaults to `undefined` (every group).
+   */
+  tunedOn: string[] | undefined;
+  /**
+   * The commit the measured code was built from, recorded on every row (`--commit`). Defaults to
+   * `$BARACUDA_BENCH_COMMIT`, else `git rev-parse HEAD` in the working directory, else `unknown`.
+   */
+  commit: string | undefined;
   /** Fewer cases, shorter warm-up, tighter budgets: fits one comparison in ~3-4 minutes. Defaults to `false`. */
   quick: boolean;
   /** Print the usage and exit. Defaults to `false`. */
@@ -93,10 +110,15 @@ export const QUICK_CASES: readonly string[] = [
 ];
 
 export const BENCH_USAGE = `Usage: bench [options]
-       bench merge --label <label> [--out <dir>] <report.json>...   (bench merge --help)
+       bench merge --label <label> [--out <dir>] <shard.json>...   (bench merge --help)
+       bench page <merged.json> [--out <RESULTS.md>]                (bench page --help)
+       bench shards <M> [options]                                   (bench shards --help)
+       bench costs [--out <file>] <report.json>...                  (bench costs --help)
 
 Times conv3d rows (case × dtype × layout × pass) for each algorithm mode with CUDA events,
-reports TFLOP/s and the fraction of the roofline floor, and with --vs-torch compares to PyTorch.
+reports TFLOP/s and the fraction of the roofline floor, and with --vs-torch compares with
+PyTorch default (cudnn.benchmark off; the peer of our heuristic mode) and PyTorch tuned
+(benchmark on, benchmark_limit 0; the peer of autotune), taking turns with each round by round.
 
 Options:
   --suite <file.json>       suite in the shared format (default: the shared conv3d suite)
@@ -104,7 +126,8 @@ Options:
   --groups <a:b:c,...>      only these groups, each case:dtype:layout (e.g. c3d-conv2:tf32:ncdhw)
   --dtypes <list>           f32,tf32,f16,bf16,f64 (default: all; f64 only on small cases)
   --layouts <list>          ncdhw,ndhwc (ndhwc applies to f16/bf16; default: both)
-  --passes <list>           fw,bwData,bwFilter (default: all)
+  --passes <list>           fw,bwData,bwFilter,bwStep (default: all; bwStep = dX and dW of a
+                            training step: our runBwData + runDw, PyTorch's one autograd backward)
   --algos <list>            pinned,heuristic,autotune (default: all)
   --reps <n>                timed repetitions per mode, median reported (default: 30)
   --warmup <n>              untimed calls first (default: 5)
@@ -122,6 +145,13 @@ Options:
   --max-workspace-mib <n>   workspace limit of our plans in MiB (default: the library's 'auto')
   --outputs <shared|rotated>  one output per group, overwritten by every call as PyTorch's
                             allocator does (default), or one per input set
+  --shard <k/M>             only shard k of M: the groups split into M disjoint shards of about
+                            equal estimated time; bench merge joins them (default: every group)
+  --tuned-on <dtype:layout,...>  autotune and PyTorch tuned only on groups of these dtype:layout
+                            (e.g. f16:ndhwc,f32:ncdhw); the rest get the default pair only
+                            (default: every group)
+  --commit <sha>            the commit measured, recorded on every row (default:
+                            $BARACUDA_BENCH_COMMIT, else git rev-parse HEAD, else unknown)
   --out <dir>               output folder (default: packages/conformance/bench-results)
   --label <text>            label for this run, in the outputs and file names
   --quick                   representative cases, warm-up 3, pinned budget 500 ms, time budget 150 s
@@ -149,6 +179,9 @@ const FLAGS_WITH_VALUE = new Set([
   'outputs',
   'out',
   'label',
+  'shard',
+  'commit',
+  'tuned-on',
 ]);
 const BOOLEAN_FLAGS = new Set(['vs-torch', 'quick', 'help']);
 
@@ -171,6 +204,50 @@ function nameList(flag: string, raw: string | undefined, what: string): string[]
     .filter((s) => s.length > 0);
   if (names.length === 0) throw new InvalidArgumentError(flag, what, raw);
   return names;
+}
+
+/** `k/M` with 1 ≤ k ≤ M ≤ 64. */
+export function parseShard(raw: string | undefined): { index: number; count: number } | undefined {
+  if (raw === undefined) return undefined;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
+  const index = m ? Number(m[1]) : Number.NaN;
+  const count = m ? Number(m[2]) : Number.NaN;
+  if (!(index >= 1 && count >= index && count <= 64)) {
+    throw new InvalidArgumentError('--shard', 'k/M with 1 ≤ k ≤ M ≤ 64 (e.g. 2/3)', raw);
+  }
+  return { index, count };
+}
+
+function parseTunedOn(raw: string | undefined): string[] | undefined {
+  const items = nameList('--tuned-on', raw, 'a comma-separated list of dtype:layout');
+  if (!items) return undefined;
+  for (const item of items) {
+    const [dtype, layout, extra] = item.split(':');
+    if (
+      extra !== undefined ||
+      !(ALL_DTYPES as readonly string[]).includes(dtype ?? '') ||
+      !(ALL_LAYOUTS as readonly string[]).includes(layout ?? '')
+    ) {
+      throw new InvalidArgumentError(
+        '--tuned-on',
+        `dtype:layout with a dtype of ${ALL_DTYPES.join(', ')} and a layout of ${ALL_LAYOUTS.join(', ')}`,
+        item,
+      );
+    }
+  }
+  return items;
+}
+
+function parseCommit(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[0-9a-f]{7,40}(-dirty)?$/.test(raw)) {
+    throw new InvalidArgumentError(
+      '--commit',
+      'a hex commit id of 7 to 40 digits, optionally -dirty',
+      raw,
+    );
+  }
+  return raw;
 }
 
 function parseOutputs(raw: string | undefined): BenchOutputs {
@@ -308,6 +385,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         ? undefined
         : number('max-workspace-mib', 'positive integer', 1024) * 2 ** 20,
     outputs: parseOutputs(get('outputs')),
+    shard: parseShard(get('shard')),
+    tunedOn: parseTunedOn(get('tuned-on')),
+    commit: parseCommit(get('commit')),
     quick,
     help: booleans.has('help'),
   };

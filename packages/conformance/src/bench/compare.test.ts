@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { matchTorch, summarize, timedModes, withMetrics } from './compare.js';
+import {
+  comparePeer,
+  matchTorch,
+  relativeSpread,
+  summarize,
+  timedModes,
+  verdictOf,
+  withMetrics,
+} from './compare.js';
 import { BIG, ok, PEAKS, row } from './fixtures.test-helpers.js';
-import { convBytes, convFlops } from './math.js';
-import type { BenchRowResult, TorchRowResult } from './types.js';
+import { convBytes, convFlops, median } from './math.js';
+import type { BenchRowResult, ModeResult, TorchRowResult } from './types.js';
 
 describe('withMetrics', () => {
   it('picks the fastest timed mode and derives TFLOP/s and the floor fraction', () => {
@@ -48,82 +56,121 @@ describe('withMetrics', () => {
   });
 });
 
+function rounds(mode: ModeResult['mode'], roundsMs: number[]): ModeResult {
+  return { mode, status: 'ok', medianMs: median(roundsMs), reps: 30 * roundsMs.length, roundsMs };
+}
+
+function torchRounds(id: string, roundsMs: number[], extra: Partial<TorchRowResult> = {}) {
+  return { id, status: 'ok' as const, medianMs: median(roundsMs), roundsMs, ...extra };
+}
+
+describe('the verdict rule', () => {
+  it('is a win only when every round is under 1 and the margin exceeds the spread', () => {
+    expect(verdictOf(0.9, [0.89, 0.9, 0.91], 0.02)).toBe('win');
+    expect(verdictOf(1.1, [1.09, 1.1, 1.12], 0.02)).toBe('loss');
+    // A margin inside the spread is parity, however every round agrees.
+    expect(verdictOf(0.99, [0.985, 0.99, 0.995], 0.011)).toBe('parity');
+    expect(verdictOf(1.01, [1.005, 1.01, 1.015], 0.012)).toBe('parity');
+    expect(verdictOf(1.02, [1.015, 1.02, 1.025], 0.01)).toBe('loss');
+    // Rounds that disagree are parity, however large the margin.
+    expect(verdictOf(0.9, [0.85, 0.9, 1.01], 0.0)).toBe('parity');
+    expect(verdictOf(1.2, [1.3, 1.2, 0.99], 0.0)).toBe('parity');
+    // One round says nothing about the noise.
+    expect(verdictOf(0.5, [0.5], 0)).toBe('parity');
+    expect(verdictOf(0.5, [], 0)).toBe('parity');
+  });
+
+  it('takes the spread as the larger of the two sides’ (max − min) / median over rounds', () => {
+    expect(relativeSpread([1, 1.02, 0.98])).toBeCloseTo(0.04, 12);
+    expect(relativeSpread([2])).toBe(0);
+    expect(relativeSpread(undefined)).toBe(0);
+    const peer = comparePeer(
+      'default',
+      rounds('heuristic', [0.9, 0.91, 0.92]),
+      torchRounds('r', [1, 1.1, 1.05]),
+    )!;
+    expect(peer.spread).toBeCloseTo(0.1 / 1.05, 12);
+    expect(peer.roundRatios.map((r) => Number(r.toFixed(4)))).toEqual([0.9, 0.8273, 0.8762]);
+    // margin 1 − 0.91/1.05 = 0.133 > spread 0.095, every round under 1.
+    expect(peer.verdict).toBe('win');
+    // The same ours against a noisier PyTorch: spread 0.2 swallows the margin.
+    const noisy = comparePeer(
+      'default',
+      rounds('heuristic', [0.9, 0.91, 0.92]),
+      torchRounds('r', [0.95, 1.05, 1.15]),
+    )!;
+    expect(noisy.verdict).toBe('parity');
+  });
+});
+
 describe('matchTorch and summarize', () => {
   const ours: BenchRowResult[] = [
-    row('a|f16|ndhwc|fw', [ok('heuristic', 0.8), ok('autotune', 0.5)], { bestMs: 0.5 }),
-    row('a|f16|ndhwc|bwData', [ok('heuristic', 2)], { bestMs: 2 }),
-    row('b|f32|ncdhw|fw', [ok('heuristic', 1)], { bestMs: 1 }),
+    row('a|f16|ndhwc|fw', [
+      rounds('heuristic', [0.8, 0.8, 0.8]),
+      rounds('autotune', [0.5, 0.5, 0.5]),
+    ]),
+    row('a|f16|ndhwc|bwData', [
+      rounds('heuristic', [2, 2, 2]),
+      rounds('autotune', [1, 1.01, 0.99]),
+    ]),
+    row('b|f32|ncdhw|fw', [rounds('heuristic', [0.1, 0.1, 0.1])]),
     row('b|f32|ncdhw|bwFilter', [{ mode: 'heuristic', status: 'unsupported' }]),
-    row('c|bf16|ncdhw|fw', [ok('pinned', 4)], { bestMs: 4 }),
   ];
-  const torch: TorchRowResult[] = [
-    { id: 'a|f16|ndhwc|fw', status: 'ok', medianMs: 1, usedCudnn: true },
-    { id: 'a|f16|ndhwc|bwData', status: 'ok', medianMs: 1, usedCudnn: true },
-    { id: 'b|f32|ncdhw|fw', status: 'ok', medianMs: 4, usedCudnn: null },
-    { id: 'b|f32|ncdhw|bwFilter', status: 'ok', medianMs: 4, usedCudnn: true },
-    {
-      id: 'c|bf16|ncdhw|fw',
-      status: 'ok',
-      medianMs: 2,
-      usedCudnn: false,
-      backend: 'ConvBackend.Slow3d',
-    },
-    { id: 'zzz|f16|ndhwc|fw', status: 'ok', medianMs: 1 },
+  const torchDefault: TorchRowResult[] = [
+    torchRounds('a|f16|ndhwc|fw', [1, 1, 1]),
+    torchRounds('a|f16|ndhwc|bwData', [1, 1, 1]),
+    torchRounds('b|f32|ncdhw|fw', [0.1, 0.1, 0.1]),
+    torchRounds('b|f32|ncdhw|bwFilter', [4, 4, 4]),
+    torchRounds('zzz|f16|ndhwc|fw', [1, 1, 1]),
   ];
-  const matched = matchTorch(ours, torch);
+  const torchTuned: TorchRowResult[] = [
+    torchRounds('a|f16|ndhwc|fw', [0.25, 0.25, 0.25]),
+    torchRounds('a|f16|ndhwc|bwData', [1, 1, 1]),
+  ];
+  const matched = matchTorch(ours, { default: torchDefault, tuned: torchTuned });
 
-  it('matches by id and computes best and per-mode ratios', () => {
-    expect(matched.map((r) => r.ratioBest)).toEqual([0.5, 2, 0.25, undefined, 2]);
-    expect(matched[0]!.ratioByMode).toEqual({ heuristic: 0.8, autotune: 0.5 });
-    expect(matched[3]!.torch?.medianMs).toBe(4);
-    expect(matched[3]!.ratioByMode).toBeUndefined();
+  it('compares each PyTorch column with its peer mode only', () => {
+    expect(matched.map((r) => r.peers?.default?.ratio)).toEqual([0.8, 2, 1, undefined]);
+    expect(matched.map((r) => r.peers?.tuned?.ratio)).toEqual([2, 1, undefined, undefined]);
+    expect(matched[0]!.peers?.default?.mode).toBe('heuristic');
+    expect(matched[0]!.peers?.tuned?.mode).toBe('autotune');
+    // b has no autotune time: no tuned comparison, though PyTorch tuned has none either.
+    expect(matched[3]!.torch?.default?.medianMs).toBe(4);
+    expect(matched[3]!.peers).toBeUndefined();
   });
 
-  it('keeps no ratio when PyTorch has no time for the row', () => {
-    const r = matchTorch([ours[0]!], [{ id: 'a|f16|ndhwc|fw', status: 'error', note: 'OOM' }]);
-    expect(r[0]!.ratioBest).toBeUndefined();
-    expect(r[0]!.torch?.note).toBe('OOM');
-    expect(matchTorch([ours[0]!], [])[0]!.torch).toBeUndefined();
+  it('keeps no comparison when PyTorch has no time for the row', () => {
+    const r = matchTorch([ours[0]!], {
+      default: [{ id: 'a|f16|ndhwc|fw', status: 'error', note: 'OOM' }],
+    });
+    expect(r[0]!.peers).toBeUndefined();
+    expect(r[0]!.torch?.default?.note).toBe('OOM');
+    expect(matchTorch([ours[0]!], {})[0]!.torch).toBeUndefined();
   });
 
-  it('summarizes geometric means per scope, losses and the goals', () => {
+  it('counts wins, losses and parity apart and takes geomeans over all rows and ≥ 0.2 ms', () => {
     const s = summarize(matched);
-    const byScope = Object.fromEntries(
-      s.best.map((e) => [e.scope, [Number(e.geomean.toFixed(6)), e.count]]),
-    );
-    // all: (0.5 · 2 · 0.25 · 2)^(1/4) = 0.5^(1/4)
-    expect(byScope.all).toEqual([Number((0.5 ** 0.25).toFixed(6)), 4]);
-    // cuDNN rows (unknown counts as cuDNN): 0.5, 2, 0.25
-    expect(byScope['torch-used-cudnn']).toEqual([Number((0.25 ** (1 / 3)).toFixed(6)), 3]);
-    expect(byScope['torch-used-cudnn, torch ≥ 0.2 ms']).toEqual(byScope['torch-used-cudnn']);
-    expect(byScope['dtype=f16']).toEqual([1, 2]);
-    expect(byScope['pass=fw']).toEqual([Number((0.25 ** (1 / 3)).toFixed(6)), 3]);
-    expect(byScope['layout=ncdhw']).toEqual([Number((0.5 ** 0.5).toFixed(6)), 2]);
-    expect(s.byMode.map((e) => e.scope)).toEqual([
-      'mode=pinned',
-      'mode=heuristic',
-      'mode=autotune',
-    ]);
-    // The bf16 row loses 2× but PyTorch did not use cuDNN there, so only the f16 bwData row counts.
-    expect(s.losses).toEqual(['a|f16|ndhwc|bwData 2.000×']);
-    expect(s.goalEveryRow).toBe(false);
-    expect(s.goalGeomean).toBe(true);
+    const d = s.peers.find((p) => p.column === 'default')!;
+    expect([d.wins, d.losses, d.parity]).toEqual([1, 1, 1]);
+    const scope = (p: typeof d, name: string) => p.geomeans.find((e) => e.scope === name);
+    expect(scope(d, 'all')!.geomean).toBeCloseTo((0.8 * 2 * 1) ** (1 / 3), 12);
+    expect(scope(d, 'all')!.count).toBe(3);
+    // b's PyTorch takes 0.1 ms: left out of the GPU-bound mean.
+    expect(scope(d, 'torch ≥ 0.2 ms')).toEqual({
+      scope: 'torch ≥ 0.2 ms',
+      geomean: Math.sqrt(0.8 * 2),
+      count: 2,
+    });
+    expect(scope(d, 'pass=bwData')!.geomean).toBe(2);
+    expect(d.lossRows).toEqual(['a|f16|ndhwc|bwData 2.000× (rounds 2.000–2.000×, spread 0.0%)']);
+    const t = s.peers.find((p) => p.column === 'tuned')!;
+    // bwData: 1.00 with a 2% spread of ours is parity; fw at 2× in every round is a loss.
+    expect([t.wins, t.losses, t.parity]).toEqual([0, 1, 1]);
+    expect(t.mode).toBe('autotune');
   });
 
-  it('counts only rows where PyTorch takes at least 0.2 ms as GPU-bound', () => {
-    const fast = { ...torch[1]!, medianMs: 0.1 };
-    const s = summarize(matchTorch([ours[0]!, ours[1]!], [torch[0]!, fast]));
-    const gpu = s.best.find((e) => e.scope === 'torch-used-cudnn, torch ≥ 0.2 ms');
-    expect(gpu).toEqual({ scope: 'torch-used-cudnn, torch ≥ 0.2 ms', geomean: 0.5, count: 1 });
-    expect(s.best.find((e) => e.scope === 'torch-used-cudnn')?.count).toBe(2);
-  });
-
-  it('meets both goals when every cuDNN row is faster and the geomean is ≤ 0.90', () => {
-    const s = summarize(matchTorch([ours[0]!, ours[2]!], [torch[0]!, torch[2]!]));
-    expect(s.goalEveryRow).toBe(true);
-    expect(s.goalGeomean).toBe(true);
-    const slow = summarize(matchTorch([ours[0]!], [{ ...torch[0]!, medianMs: 0.54 }]));
-    expect(slow.goalEveryRow).toBe(true);
-    expect(slow.goalGeomean).toBe(false);
+  it('has no entry for a column nothing was compared with', () => {
+    const s = summarize(matchTorch(ours, { default: torchDefault }));
+    expect(s.peers.map((p) => p.column)).toEqual(['default']);
   });
 });

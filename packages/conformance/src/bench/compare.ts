@@ -1,17 +1,22 @@
 /**
  * Row metrics, matching our rows with PyTorch's, ratios and geometric means. Pure.
  */
-import { convBytes, convFlops, geomean, rooflineFloorMs, tflopsOf } from './math.js';
-import type {
-  BenchCase,
-  BenchDtype,
-  BenchMode,
-  BenchPeaks,
-  BenchRowResult,
-  ComparisonSummary,
-  GeomeanEntry,
-  ModeResult,
-  TorchRowResult,
+import { convBytes, convFlops, geomean, median, rooflineFloorMs, tflopsOf } from './math.js';
+import {
+  type BenchCase,
+  type BenchDtype,
+  type BenchPeaks,
+  type BenchRowResult,
+  type ComparisonSummary,
+  type GeomeanEntry,
+  type ModeResult,
+  PEER_MODE,
+  type PeerComparison,
+  type PeerSummary,
+  TORCH_COLUMNS,
+  type TorchColumn,
+  type TorchRowResult,
+  type Verdict,
 } from './types.js';
 
 /** Modes that produced a usable time (ok, or capped with fewer reps). */
@@ -53,39 +58,78 @@ export function withMetrics(row: BenchRowResult, c: BenchCase, peaks: BenchPeaks
   return next;
 }
 
+/** (max - min) / median of a side's round medians; 0 for fewer than two rounds. */
+export function relativeSpread(rounds: readonly number[] | undefined): number {
+  if (!rounds || rounds.length < 2) return 0;
+  const m = median([...rounds]);
+  return m > 0 ? (Math.max(...rounds) - Math.min(...rounds)) / m : 0;
+}
+
 /**
- * Attach PyTorch's results to our rows by id and compute ours/torch for the best mode and for
- * each mode. Rows PyTorch has no time for keep no ratio. Returns new rows.
+ * The verdict rule: a win when every round's ratio is under 1 and the margin, |1 - ratio|, exceeds
+ * the round spread; a loss likewise over 1; anything else (rounds that disagree, a margin inside
+ * the noise, a single round) is parity.
+ */
+export function verdictOf(ratio: number, roundRatios: readonly number[], spread: number): Verdict {
+  if (roundRatios.length < 2) return 'parity';
+  const margin = Math.abs(1 - ratio);
+  if (margin <= spread) return 'parity';
+  if (ratio < 1 && roundRatios.every((r) => r < 1)) return 'win';
+  if (ratio > 1 && roundRatios.every((r) => r > 1)) return 'loss';
+  return 'parity';
+}
+
+/** One mode against one PyTorch column on a row, or undefined when either has no time. */
+export function comparePeer(
+  column: TorchColumn,
+  mode: ModeResult | undefined,
+  torch: TorchRowResult | undefined,
+): PeerComparison | undefined {
+  if (!mode || !torch || torch.status !== 'ok') return undefined;
+  if (!(typeof torch.medianMs === 'number' && torch.medianMs > 0)) return undefined;
+  if (timedModes([mode]).length === 0) return undefined;
+  const ratio = mode.medianMs! / torch.medianMs;
+  const roundRatios = pairedRatios(mode.roundsMs, torch.roundsMs);
+  const spread = Math.max(relativeSpread(mode.roundsMs), relativeSpread(torch.roundsMs));
+  return {
+    column,
+    mode: mode.mode,
+    oursMs: mode.medianMs!,
+    torchMs: torch.medianMs,
+    ratio,
+    roundRatios,
+    spread,
+    verdict: verdictOf(ratio, roundRatios, spread),
+  };
+}
+
+/**
+ * Attach PyTorch's results (per column) to our rows by id and compare each column with its peer
+ * mode (PEER_MODE). Rows PyTorch has no time for keep no comparison. Returns new rows.
  */
 export function matchTorch(
   rows: readonly BenchRowResult[],
-  torchRows: readonly TorchRowResult[],
+  torchRows: Partial<Record<TorchColumn, readonly TorchRowResult[]>>,
 ): BenchRowResult[] {
-  const byId = new Map(torchRows.map((t) => [t.id, t]));
+  const byColumn = new Map(
+    TORCH_COLUMNS.map((c) => [c, new Map((torchRows[c] ?? []).map((t) => [t.id, t]))]),
+  );
   return rows.map((row) => {
     const next: BenchRowResult = { ...row };
-    delete next.ratioBest;
-    delete next.ratioByMode;
-    delete next.roundRatios;
-    const torch = byId.get(row.id);
-    if (!torch) return next;
-    next.torch = torch;
-    if (torch.status !== 'ok' || !(typeof torch.medianMs === 'number' && torch.medianMs > 0)) {
-      return next;
+    delete next.torch;
+    delete next.peers;
+    const torch: Partial<Record<TorchColumn, TorchRowResult>> = {};
+    const peers: Partial<Record<TorchColumn, PeerComparison>> = {};
+    for (const column of TORCH_COLUMNS) {
+      const t = byColumn.get(column)!.get(row.id);
+      if (!t) continue;
+      torch[column] = t;
+      const mode = row.modes.find((m) => m.mode === PEER_MODE[column]);
+      const peer = comparePeer(column, mode, t);
+      if (peer) peers[column] = peer;
     }
-    if (typeof row.bestMs === 'number') next.ratioBest = row.bestMs / torch.medianMs;
-    const byMode: Partial<Record<BenchMode, number>> = {};
-    for (const m of timedModes(row.modes)) byMode[m.mode] = m.medianMs! / torch.medianMs;
-    if (Object.keys(byMode).length > 0) next.ratioByMode = byMode;
-    const bestRounds = row.modes.find((m) => m.mode === row.bestMode)?.roundsMs;
-    const ratios = pairedRatios(bestRounds, torch.roundsMs);
-    if (ratios.length > 1) {
-      next.roundRatios = {
-        min: Math.min(...ratios),
-        max: Math.max(...ratios),
-        rounds: ratios.length,
-      };
-    }
+    if (Object.keys(torch).length > 0) next.torch = torch;
+    if (Object.keys(peers).length > 0) next.peers = peers;
     return next;
   });
 }
@@ -103,7 +147,11 @@ export function pairedRatios(
   return out;
 }
 
-/** PyTorch's time (ms) from which a row counts as GPU-bound in the summary. */
+/**
+ * PyTorch's time (ms) from which a row counts as GPU-bound: below it, per-call host cost (tens of
+ * µs per call on either side) can leave the GPU idle between back-to-back calls, so a ratio there
+ * measures host overhead as much as kernels.
+ */
 export const GPU_BOUND_MS = 0.2;
 
 function entry(scope: string, values: number[]): GeomeanEntry | null {
@@ -111,85 +159,52 @@ function entry(scope: string, values: number[]): GeomeanEntry | null {
   return g === null ? null : { scope, geomean: g, count: values.length };
 }
 
+/** A lost row as the summary lists it. */
+export function lossText(id: string, p: PeerComparison): string {
+  const lo = Math.min(...p.roundRatios);
+  const hi = Math.max(...p.roundRatios);
+  return `${id} ${p.ratio.toFixed(3)}× (rounds ${lo.toFixed(3)}–${hi.toFixed(3)}×, spread ${(p.spread * 100).toFixed(1)}%)`;
+}
+
 /**
- * Geometric means of best/torch overall, per dtype, per pass, per layout, and over the rows
- * where PyTorch ran cuDNN; geometric means per mode; the rows that lose; and the issue's goals
- * (best ≤ 1.00× on every row where PyTorch used cuDNN, geomean ≤ 0.90×).
+ * Per PyTorch column: geometric means of ours / torch over all compared rows, over rows with
+ * PyTorch at or above GPU_BOUND_MS, and per pass; wins, losses and parity by the verdict rule; the
+ * lost rows, worst first.
  */
 export function summarize(rows: readonly BenchRowResult[]): ComparisonSummary {
-  const compared = rows.filter((r) => typeof r.ratioBest === 'number');
-  const best: GeomeanEntry[] = [];
-  const push = (scope: string, subset: BenchRowResult[]) => {
-    const e = entry(
-      scope,
-      subset.map((r) => r.ratioBest!),
-    );
-    if (e) best.push(e);
-  };
-  push('all', compared);
-  push(
-    'torch-used-cudnn',
-    compared.filter((r) => r.torch?.usedCudnn !== false),
-  );
-  // Below this, PyTorch's per-call host cost (~26 µs per F.conv3d on an H200 host) can leave the
-  // GPU idle between back-to-back calls, so a ratio there measures host overhead as much as kernels.
-  push(
-    `torch-used-cudnn, torch ≥ ${GPU_BOUND_MS} ms`,
-    compared.filter(
-      (r) => r.torch?.usedCudnn !== false && (r.torch?.medianMs ?? 0) >= GPU_BOUND_MS,
-    ),
-  );
-  const distinct = <K extends keyof BenchRowResult>(key: K) => [
-    ...new Set(compared.map((r) => r[key])),
-  ];
-  for (const dtype of distinct('dtype'))
+  const peers: PeerSummary[] = [];
+  for (const column of TORCH_COLUMNS) {
+    const compared = rows.filter((r) => r.peers?.[column]);
+    if (compared.length === 0) continue;
+    const of = (subset: BenchRowResult[]) => subset.map((r) => r.peers![column]!.ratio);
+    const geomeans: GeomeanEntry[] = [];
+    const push = (scope: string, subset: BenchRowResult[]) => {
+      const e = entry(scope, of(subset));
+      if (e) geomeans.push(e);
+    };
+    push('all', compared);
     push(
-      `dtype=${dtype}`,
-      compared.filter((r) => r.dtype === dtype),
+      `torch ≥ ${GPU_BOUND_MS} ms`,
+      compared.filter((r) => r.peers![column]!.torchMs >= GPU_BOUND_MS),
     );
-  for (const pass of distinct('pass'))
-    push(
-      `pass=${pass}`,
-      compared.filter((r) => r.pass === pass),
-    );
-  for (const layout of distinct('layout'))
-    push(
-      `layout=${layout}`,
-      compared.filter((r) => r.layout === layout),
-    );
-
-  const byMode: GeomeanEntry[] = [];
-  for (const mode of ['pinned', 'heuristic', 'autotune'] as const) {
-    const values = compared
-      .map((r) => r.ratioByMode?.[mode])
-      .filter((v): v is number => typeof v === 'number');
-    const e = entry(`mode=${mode}`, values);
-    if (e) byMode.push(e);
+    for (const pass of [...new Set(compared.map((r) => r.pass))])
+      push(
+        `pass=${pass}`,
+        compared.filter((r) => r.pass === pass),
+      );
+    const count = (v: Verdict) => compared.filter((r) => r.peers![column]!.verdict === v).length;
+    const lost = compared
+      .filter((r) => r.peers![column]!.verdict === 'loss')
+      .sort((a, b) => b.peers![column]!.ratio - a.peers![column]!.ratio);
+    peers.push({
+      column,
+      mode: PEER_MODE[column],
+      geomeans,
+      wins: count('win'),
+      losses: count('loss'),
+      parity: count('parity'),
+      lossRows: lost.map((r) => lossText(r.id, r.peers![column]!)),
+    });
   }
-
-  const cudnnRows = compared.filter((r) => r.torch?.usedCudnn !== false);
-  const losses = cudnnRows
-    .filter((r) => r.ratioBest! > 1.0)
-    .sort((a, b) => b.ratioBest! - a.ratioBest!)
-    .map((r) => `${r.id} ${r.ratioBest!.toFixed(3)}×`);
-  const overall = best.find((e) => e.scope === 'all');
-  const inTurns = cudnnRows.filter((r) => r.roundRatios);
-  return {
-    best,
-    byMode,
-    losses,
-    ...(inTurns.length > 0
-      ? {
-          lossesEveryRound: inTurns
-            .filter((r) => r.ratioBest! > 1.0 && r.roundRatios!.min > 1.0)
-            .sort((a, b) => b.roundRatios!.min - a.roundRatios!.min)
-            .map(
-              (r) =>
-                `${r.id} ${r.ratioBest!.toFixed(3)}× (rounds ${r.roundRatios!.min.toFixed(3)}–${r.roundRatios!.max.toFixed(3)}×)`,
-            ),
-        }
-      : {}),
-    goalEveryRow: cudnnRows.length > 0 && losses.length === 0,
-    goalGeomean: overall !== undefined && overall.geomean <= 0.9,
-  };
+  return { peers };
 }

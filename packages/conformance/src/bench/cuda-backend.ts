@@ -8,6 +8,7 @@ import { Conv3dDescriptor, Conv3dPlan } from '@baracuda/kernels';
 import type { BackendFactoryResult, BenchBackend, GroupSession, PlanSession } from './backend.js';
 import { elementBytes, median, tensorElements } from './math.js';
 import { randomBytes } from './random.js';
+import { planPasses } from './rows.js';
 import type {
   BenchCase,
   BenchDtype,
@@ -172,6 +173,7 @@ class CudaBenchBackend implements BenchBackend {
       fw: ['x', 'w', 'y'],
       bwData: ['w', 'dy', 'dx'],
       bwFilter: ['x', 'dy', 'dw'],
+      bwStep: ['x', 'w', 'dy', 'dx', 'dw'],
     };
     const needs = new Set(group.passes.flatMap((pass) => operands[pass]));
     const elementsOf: Record<keyof TensorSet, number> = {
@@ -235,7 +237,7 @@ class CudaGroupSession implements GroupSession {
           : { maxWorkspaceBytes: this.backend.maxWorkspaceBytes }),
       },
       {
-        passes: [...this.group.passes],
+        passes: planPasses(this.group.passes),
         // Every candidate's time, for reading a row's choice against PyTorch's kernels later.
         onProgress: (message) => process.stderr.write(`autotune: ${message}\n`),
       },
@@ -245,13 +247,15 @@ class CudaGroupSession implements GroupSession {
       const unsupported = new Map<BenchPass, unknown>();
       for (const pass of this.group.passes) {
         try {
-          const bytes =
-            pass === 'fw'
-              ? plan.queryFwWorkspaceSize()
-              : pass === 'bwData'
-                ? plan.queryBwDataWorkspaceSize()
-                : plan.queryBwFilterWorkspaceSize();
-          workspaceBytes = Math.max(workspaceBytes, bytes);
+          for (const planned of planPasses([pass])) {
+            const bytes =
+              planned === 'fw'
+                ? plan.queryFwWorkspaceSize()
+                : planned === 'bwData'
+                  ? plan.queryBwDataWorkspaceSize()
+                  : plan.queryBwFilterWorkspaceSize();
+            workspaceBytes = Math.max(workspaceBytes, bytes);
+          }
         } catch (error) {
           unsupported.set(pass, error);
         }
@@ -282,7 +286,9 @@ class CudaPlanSession implements PlanSession {
   ) {}
 
   algorithm(pass: BenchPass): string | undefined {
-    return describeAlgorithm(this.plan.algorithm(pass));
+    if (pass !== 'bwStep') return describeAlgorithm(this.plan.algorithm(pass));
+    const parts = planPasses([pass]).map((p) => describeAlgorithm(this.plan.algorithm(p)));
+    return parts.every((p) => p === undefined) ? undefined : parts.map((p) => p ?? '?').join(' + ');
   }
 
   /** Enqueue one call of `pass` on rotation set `index`. */
@@ -293,7 +299,13 @@ class CudaPlanSession implements PlanSession {
     if (pass === 'fw') this.plan.runFw({ x: set.x!, w: set.w!, y: set.y!, workspace, stream });
     else if (pass === 'bwData')
       this.plan.runBwData({ w: set.w!, dy: set.dy!, dx: set.dx!, workspace, stream });
-    else this.plan.runDw({ x: set.x!, dy: set.dy!, dw: set.dw!, workspace, stream });
+    else if (pass === 'bwFilter')
+      this.plan.runDw({ x: set.x!, dy: set.dy!, dw: set.dw!, workspace, stream });
+    else {
+      // The backward of a training step as our API asks for it: two calls, dX then dW.
+      this.plan.runBwData({ w: set.w!, dy: set.dy!, dx: set.dx!, workspace, stream });
+      this.plan.runDw({ x: set.x!, dy: set.dy!, dw: set.dw!, workspace, stream });
+    }
   }
 
   async time(pass: BenchPass, warmup: number, reps: number): Promise<number[]> {

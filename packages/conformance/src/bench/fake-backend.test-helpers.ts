@@ -61,10 +61,14 @@ export class FakeBackend implements BenchBackend {
             const ms = script.timeMs?.(group, pass, mode) ?? 1;
             return Array.from({ length: reps }, (_, i) => ms * (1 + (i % 3) * 0.01));
           },
-          async hostOverhead(_pass, calls, trials) {
+          async hostOverhead(pass, calls, trials) {
             backend.calls.push(
-              `overhead ${group.dtype} ${group.layout} ${mode} calls=${calls} trials=${trials}`,
+              `overhead ${group.dtype} ${group.layout} ${pass} ${mode} calls=${calls} trials=${trials}`,
             );
+            const fail = script.runFails?.(group, pass, mode);
+            if (fail === 'unsupported')
+              throw new UnsupportedError(`${mode} has no ${pass} algorithm`);
+            if (fail === 'error') throw new Error(`${pass} failed`);
             return Array.from({ length: trials }, (_, i) => (mode === 'pinned' ? 80 : 8) + i);
           },
           dispose() {

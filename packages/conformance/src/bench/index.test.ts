@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from './fake-backend.test-helpers.js';
-import { type BenchIo, defaultOutDir, outputPaths, runBench, torchTimeBudgetS } from './index.js';
+import { type BenchIo, defaultOutDir, outputPaths, runBench } from './index.js';
 import type { BenchReport } from './types.js';
 
 function io(backend: FakeBackend | null, cwd: string) {
@@ -18,6 +18,11 @@ function io(backend: FakeBackend | null, cwd: string) {
         ? { backend }
         : { unavailable: 'No CUDA GPU: libcuda.so.1 not found. Searched: libcuda.so.1.' },
     cwd,
+    identify: async () => ({
+      commit: 'abcdef1',
+      driver: '580.159.04',
+      autotuneCache: { state: 'cold', path: '/tmp/cache.json', entriesAtStart: 0 },
+    }),
   };
   return { value, out, err };
 }
@@ -105,8 +110,10 @@ describe('runBench', () => {
     for (const p of [paths.markdown, paths.json, paths.svg]) expect(existsSync(p)).toBe(true);
     const report = JSON.parse(readFileSync(paths.json, 'utf8')) as BenchReport;
     expect(report.label).toBe('system');
-    // 2 cases × (f32, tf32, f16×2, bf16×2, f64) × 3 passes: both cases are under the f64 budget.
-    expect(report.rows.length).toBe(2 * 7 * 3);
+    // 2 cases × (f32, tf32, f16×2, bf16×2, f64) × 4 passes: both cases are under the f64 budget.
+    expect(report.rows.length).toBe(2 * 7 * 4);
+    expect(report.provenance?.commit).toBe('abcdef1');
+    expect(report.suiteGroups).toHaveLength(14);
     expect(report.rows[0]!.id).toBe('x3d-depthwise|f32|ncdhw|fw');
     expect(report.rows.every((r) => r.modes.length === 2)).toBe(true);
     expect(t.out.join('')).toBe(readFileSync(paths.markdown, 'utf8'));
@@ -127,77 +134,25 @@ describe('runBench', () => {
         'ndhwc',
         '--algos',
         'heuristic',
-        '--reps',
-        '3',
-        '--out',
-        out,
-        '--vs-torch',
-        '--python',
-        '/no/python',
-      ],
+      ].concat(
+        ['--passes', 'fw,bwData,bwFilter', '--reps', '3', '--out', out, '--vs-torch'],
+        ['--python', '/no/python'],
+      ),
       t.value,
     );
     expect(code).toBe(1);
+    const why = '/no/python was not found; pass --python with the interpreter that has torch';
     expect(t.err.join('')).toContain(
-      'bench: PyTorch was not compared: /no/python was not found; pass --python with the interpreter that has torch',
+      `bench: PyTorch was not compared: default column: ${why}; tuned column: ${why}`,
     );
     const report = JSON.parse(readFileSync(outputPaths(out, '').json, 'utf8')) as BenchReport;
-    expect(report.torchError).toBe(
-      '/no/python was not found; pass --python with the interpreter that has torch',
-    );
+    expect(report.torchError).toBe(`default column: ${why}; tuned column: ${why}`);
     expect(report.rows.length).toBe(3);
-    expect(existsSync(outputPaths(out, '').torchJob)).toBe(true);
-  });
-
-  it('with --vs-torch and a script that answers, compares every row', async () => {
-    const backend = new FakeBackend({ timeMs: () => 0.5 });
-    const t = io(backend, cwd);
-    const out = path.join(cwd, 'results-fake-torch');
-    const fake = path.join(cwd, 'fake-torch.js');
-    writeFileSync(
-      fake,
-      `const fs = require('fs');
-const [job, , out] = process.argv.slice(2);
-const parsed = JSON.parse(fs.readFileSync(job, 'utf8'));
-fs.writeFileSync(out, JSON.stringify({ torch: '2.9.1', cudnn: { version: 91900, path: '/t/libcudnn.so.9' },
-  rows: parsed.rows.map((r) => ({ id: r.id, status: 'ok', medianMs: 1, usedCudnn: true })) }));
-`,
-    );
-    const code = await runBench(
-      [
-        '--cases',
-        'pointwise',
-        '--dtypes',
-        'bf16',
-        '--algos',
-        'heuristic',
-        '--reps',
-        '3',
-        '--out',
-        out,
-        '--vs-torch',
-        '--python',
-        process.execPath,
-        '--torch-script',
-        fake,
-        '--label',
-        'like-for-like',
-      ],
-      t.value,
-    );
-    expect(code).toBe(0);
-    const report = JSON.parse(
-      readFileSync(outputPaths(out, 'like-for-like').json, 'utf8'),
-    ) as BenchReport;
-    expect(report.rows.every((r) => Math.abs(r.ratioBest! - 0.505) < 1e-9)).toBe(true);
-    expect(report.summary?.goalEveryRow).toBe(true);
-    expect(report.summary?.goalGeomean).toBe(true);
-    expect(report.torch?.cudnn).toEqual({ version: '9.19.0', path: '/t/libcudnn.so.9' });
-    expect(readFileSync(outputPaths(out, 'like-for-like').svg, 'utf8')).toContain('like-for-like');
+    expect(report.notes).toContain(`PyTorch's host overhead (default) was not measured: ${why}`);
   });
 
   it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
-    'with --vs-torch --rounds, takes turns with a PyTorch worker (python3 with a stand-in torch)',
+    'with --vs-torch --rounds, takes turns with both PyTorch columns (python3 with a stand-in torch)',
     async () => {
       const backend = new FakeBackend({ timeMs: () => 0.5 });
       const t = io(backend, cwd);
@@ -207,9 +162,17 @@ fs.writeFileSync(out, JSON.stringify({ torch: '2.9.1', cudnn: { version: 91900, 
       process.env.FAKE_TORCH_MS = '0.4';
       try {
         const code = await runBench(
-          ['--cases', 'pointwise', '--dtypes', 'f32', '--algos', 'heuristic', '--reps', '3'].concat(
-            ['--rounds', '3', '--out', out, '--vs-torch', '--label', 'turns'],
-          ),
+          ['--cases', 'pointwise', '--dtypes', 'f32', '--algos', 'heuristic,autotune'].concat([
+            '--reps',
+            '3',
+            '--rounds',
+            '3',
+            '--out',
+            out,
+            '--vs-torch',
+            '--label',
+            'turns',
+          ]),
           t.value,
         );
         expect(code).toBe(0);
@@ -221,27 +184,48 @@ fs.writeFileSync(out, JSON.stringify({ torch: '2.9.1', cudnn: { version: 91900, 
         readFileSync(outputPaths(out, 'turns').json, 'utf8'),
       ) as BenchReport;
       expect(report.settings.rounds).toBe(3);
-      expect(report.torch?.device).toBe('Fake GPU');
-      expect(report.rows).toHaveLength(3);
+      expect(report.torch?.default).toMatchObject({ device: 'Fake GPU', benchmark: false });
+      expect(report.torch?.tuned).toMatchObject({ benchmark: true, benchmarkLimit: 0 });
+      expect(report.rows).toHaveLength(4);
       for (const row of report.rows) {
-        expect(row.torch?.roundsMs).toEqual([0.4, 0.4, 0.4]);
-        expect(row.modes[0]!.roundsMs).toHaveLength(3);
-        expect(row.roundRatios).toEqual({ min: 0.505 / 0.4, max: 0.505 / 0.4, rounds: 3 });
+        expect(row.torch?.default?.roundsMs).toEqual([0.4, 0.4, 0.4]);
+        expect(row.torch?.tuned?.roundsMs).toEqual([0.4, 0.4, 0.4]);
+        expect(row.peers?.default?.roundRatios).toEqual([0.505 / 0.4, 0.505 / 0.4, 0.505 / 0.4]);
+        // ours 0.505 in every round, PyTorch 0.4: beyond a 0 spread, a loss in every round.
+        expect(row.peers?.default?.verdict).toBe('loss');
+        expect(row.peers?.tuned?.verdict).toBe('loss');
       }
-      expect(report.summary?.lossesEveryRound).toHaveLength(3);
-      expect(report.overhead.filter((o) => o.side === 'torch (F.conv3d)')).toHaveLength(2);
-      // No job file: the worker is asked group by group.
-      expect(existsSync(outputPaths(out, 'turns').torchJob)).toBe(false);
+      const sides = new Set(report.overhead.map((o) => o.side));
+      expect(sides).toEqual(new Set(['ours:heuristic', 'torch:default', 'torch:tuned']));
+      expect(report.overhead.filter((o) => o.side === 'torch:tuned')).toHaveLength(16);
       const md = readFileSync(outputPaths(out, 'turns').markdown, 'utf8');
-      expect(md).toContain('| best/torch by round |');
-      const r = (0.505 / 0.4).toFixed(3);
-      expect(md).toContain(`${r}–${r}× (3)`);
       expect(md).toContain('per round, the median of 3 rounds');
-      expect(md).toContain(
-        '- rows slower in every round (the two sides took turns): pointwise|f32|ncdhw|fw',
-      );
+      expect(md).toContain('- heuristic / torch default: 0 wins, 4 losses, 0 parity');
     },
   );
+
+  it('runs only its shard, says which, and refuses a shard that holds nothing', async () => {
+    const t = io(new FakeBackend(), cwd);
+    const out = path.join(cwd, 'results-shard');
+    const args = ['--cases', 'pointwise', '--dtypes', 'f32,f16', '--algos', 'heuristic'];
+    expect(
+      await runBench([...args, '--shard', '2/3', '--out', out, '--label', 's2'], t.value),
+    ).toBe(0);
+    const report = JSON.parse(readFileSync(outputPaths(out, 's2').json, 'utf8')) as BenchReport;
+    expect(report.suiteGroups).toEqual([
+      'pointwise:f32:ncdhw',
+      'pointwise:f16:ncdhw',
+      'pointwise:f16:ndhwc',
+    ]);
+    expect(report.shard?.index).toBe(2);
+    expect(report.shard?.groups).toHaveLength(1);
+    expect(report.notes.some((n) => n.startsWith('Shard 2 of 3: 1 of 3 groups, estimated'))).toBe(
+      true,
+    );
+    const empty = io(new FakeBackend(), cwd);
+    expect(await runBench([...args, '--shard', '4/4', '--out', out], empty.value)).toBe(2);
+    expect(empty.err.join('')).toBe('bench: shard 4 of 4 holds no group (3 groups in all)\n');
+  });
 
   it('defaults the output folder to the package when run from the repo root', () => {
     const repoRoot = path.resolve(__dirname, '../../../..');
@@ -249,11 +233,5 @@ fs.writeFileSync(out, JSON.stringify({ torch: '2.9.1', cudnn: { version: 91900, 
       path.join(repoRoot, 'packages', 'conformance', 'bench-results'),
     );
     expect(defaultOutDir('/tmp')).toBe('/tmp/bench-results');
-  });
-
-  it('gives the PyTorch script a budget that ends before it would be killed', () => {
-    expect(torchTimeBudgetS({ timeBudgetS: 0, torchTimeoutS: 420 })).toBe(336);
-    expect(torchTimeBudgetS({ timeBudgetS: 100, torchTimeoutS: 420 })).toBe(100);
-    expect(torchTimeBudgetS({ timeBudgetS: 500, torchTimeoutS: 100 })).toBe(80);
   });
 });

@@ -8,16 +8,25 @@ import { BaracudaError } from '@baracuda/types';
 import { loadSuite, SHARED_SUITE } from '../suite/index.js';
 import { BENCH_USAGE, type BenchOptions, parseBenchArgs } from './args.js';
 import type { BenchBackend } from './backend.js';
+import { runCosts, runPage, runShards } from './commands.js';
 import { MERGE_USAGE, mergeReports, parseMergeArgs, readReport } from './merge.js';
+import { autotuneCacheState, driverVersion, resolveCommit } from './provenance.js';
 import { renderMarkdown, renderSvg } from './render.js';
-import { planGroups } from './rows.js';
-import { runBenchReport, type TorchOutcome } from './runner.js';
-import { buildTorchJob, findTorchScript, readTorchResults, spawnTorchScript } from './torch.js';
+import { groupKey, planGroups } from './rows.js';
+import { type RunIdentity, type RunnerContext, runBenchReport } from './runner.js';
+import { estimateGroupSeconds, planShards } from './shards.js';
+import {
+  buildTorchJob,
+  findTorchScript,
+  readTorchResults,
+  spawnTorchScript,
+  torchOverheadItems,
+} from './torch.js';
 import { type TorchTurns, TorchWorker, workerTurns } from './torch-worker.js';
-import type { BenchCase, BenchGroup, BenchOutputs, BenchReport } from './types.js';
+import type { BenchCase, BenchOutputs, BenchReport, TorchColumn } from './types.js';
 
 export { BENCH_USAGE, type BenchOptions, parseBenchArgs, QUICK_CASES } from './args.js';
-export { matchTorch, summarize, withMetrics } from './compare.js';
+export { matchTorch, summarize, verdictOf, withMetrics } from './compare.js';
 export {
   convBytes,
   convFlops,
@@ -30,9 +39,11 @@ export {
   tflopsOf,
 } from './math.js';
 export { MERGE_USAGE, mergeReports, parseMergeArgs } from './merge.js';
+export { renderPage } from './page.js';
 export { renderMarkdown, renderSvg } from './render.js';
 export { planGroups } from './rows.js';
 export { decideCap } from './runner.js';
+export { splitIntoShards } from './shards.js';
 export { buildTorchJob, parseTorchResults, type TorchJob } from './torch.js';
 export type * from './types.js';
 
@@ -64,37 +75,24 @@ export function writeReport(report: BenchReport, outDir: string): string[] {
   return [paths.markdown, paths.json, paths.svg];
 }
 
-/**
- * The PyTorch script's own budget: it stops starting rows before it would be killed, so the rows
- * it did finish, its host overhead and its cuDNN path still come back.
- */
-export function torchTimeBudgetS(
-  options: Pick<BenchOptions, 'timeBudgetS' | 'torchTimeoutS'>,
-): number {
-  const beforeKill = Math.floor(options.torchTimeoutS * 0.8);
-  return options.timeBudgetS > 0 ? Math.min(options.timeBudgetS, beforeKill) : beforeKill;
-}
-
-/** @internal The PyTorch side: write the job, spawn the script, read its results. */
-export function torchRunner(
+/** @internal PyTorch's host overhead: an overhead-only batch job in a fresh process. */
+export function torchOverheadRunner(
   options: BenchOptions,
   outDir: string,
   log: (line: string) => void,
-): (groups: readonly BenchGroup[]) => Promise<TorchOutcome> {
-  return async (groups) => {
+): NonNullable<RunnerContext['runTorchOverhead']> {
+  return async (column, passes) => {
     const script = findTorchScript(options.torchScript);
-    if (!script.path) {
-      return {
-        error: `torch_conv3d_bench.py not found (searched ${script.searched.join(', ')}); pass --torch-script`,
-      };
-    }
+    if (!script.path) return { overhead: [], notes: [scriptMissing(script.searched)] };
     mkdirSync(outDir, { recursive: true });
-    const paths = outputPaths(outDir, options.label);
-    const job = buildTorchJob(groups, {
+    const paths = outputPaths(outDir, options.label ? `${options.label}-${column}` : column);
+    const job = buildTorchJob([], {
       label: options.label,
       warmup: options.warmup,
       reps: options.reps,
-      timeBudgetS: torchTimeBudgetS(options),
+      timeBudgetS: 0,
+      column,
+      overhead: torchOverheadItems(passes),
     });
     writeFileSync(paths.torchJob, `${JSON.stringify(job, null, 2)}\n`);
     const outcome = await spawnTorchScript(
@@ -103,35 +101,33 @@ export function torchRunner(
       paths.torchJob,
       paths.torchResults,
       options.torchTimeoutS * 1000,
-      (line) => log(`[torch] ${line}`),
+      (line) => log(`[torch ${column}] ${line}`),
     );
-    if (outcome.spawnError) return { error: outcome.spawnError };
-    const how = outcome.timedOut
-      ? `was killed after ${options.torchTimeoutS} s`
-      : outcome.exitCode !== 0
-        ? `exited with ${outcome.exitCode ?? outcome.signal}`
-        : '';
+    const why = `PyTorch's host overhead (${column}) was not measured`;
+    if (outcome.spawnError) return { overhead: [], notes: [`${why}: ${outcome.spawnError}`] };
     if (!existsSync(paths.torchResults)) {
-      const tail = outcome.stderrTail.trim().split('\n').slice(-5).join(' / ');
-      return { error: `the PyTorch script ${how || 'wrote no results'}: ${tail}` };
+      const tail = outcome.stderrTail.trim().split('\n').slice(-3).join(' / ');
+      return { overhead: [], notes: [`${why}: the script wrote no results: ${tail}`] };
     }
     try {
       const parsed = readTorchResults(paths.torchResults);
-      const notes = parsed.errors.map((e) => `PyTorch: ${e}`);
-      if (how) notes.push(`The PyTorch script ${how}; its results may be partial.`);
-      return { info: parsed.info, rows: parsed.rows, overhead: parsed.overhead, notes };
+      return { overhead: parsed.overhead, notes: parsed.errors.map((e) => `PyTorch: ${e}`) };
     } catch (error) {
-      return { error: `could not read ${paths.torchResults}: ${(error as Error).message}` };
+      return { overhead: [], notes: [`${why}: ${(error as Error).message}`] };
     }
   };
 }
 
-/** @internal PyTorch as a worker taking turns with us (`--rounds` above 1 with `--vs-torch`). */
+function scriptMissing(searched: string[]): string {
+  return `torch_conv3d_bench.py not found (searched ${searched.join(', ')}); pass --torch-script`;
+}
+
+/** @internal One PyTorch worker per column, taking turns with us. */
 export function torchTurnsOpener(
   options: BenchOptions,
   log: (line: string) => void,
-): () => TorchTurns {
-  return () => {
+): (column: TorchColumn) => TorchTurns {
+  return (column) => {
     const script = findTorchScript(options.torchScript);
     const settings = {
       warmup: options.warmup,
@@ -139,15 +135,21 @@ export function torchTurnsOpener(
       timeoutMs: options.torchTimeoutS * 1000,
     };
     if (!script.path) {
-      const error = `torch_conv3d_bench.py not found (searched ${script.searched.join(', ')}); pass --torch-script`;
+      const error = scriptMissing(script.searched);
       return {
         start: async () => ({ error, notes: [] }),
         round: async () => [],
         release: async () => {},
-        finish: async () => ({ overhead: [], notes: [] }),
+        finish: async () => ({ notes: [] }),
+        close: async () => {},
       };
     }
-    const worker = new TorchWorker(options.python, script.path, (line) => log(`[torch] ${line}`));
+    const worker = new TorchWorker(
+      options.python,
+      script.path,
+      (line) => log(`[torch ${column}] ${line}`),
+      column,
+    );
     return workerTurns(worker, settings);
   };
 }
@@ -161,6 +163,10 @@ export interface BenchIo {
     outputs?: BenchOutputs;
   }) => Promise<{ backend?: BenchBackend; unavailable?: string }>;
   cwd: string;
+  /** The commit, driver and autotune cache state of this run (provenance.ts). */
+  identify?: (
+    options: BenchOptions,
+  ) => Promise<Pick<RunIdentity, 'commit' | 'driver' | 'autotuneCache'>>;
 }
 
 const defaultIo = (): BenchIo => ({
@@ -170,6 +176,14 @@ const defaultIo = (): BenchIo => ({
   cwd: process.cwd(),
 });
 
+async function defaultIdentity(options: BenchOptions, cwd: string) {
+  return {
+    commit: await resolveCommit(options.commit, cwd),
+    driver: await driverVersion(cwd),
+    autotuneCache: autotuneCacheState(),
+  };
+}
+
 /**
  * Run the `bench` command. Resolves with the process exit code: 0 when the report was written,
  * 1 when no GPU (or, with --vs-torch, no PyTorch result) was available or the run failed,
@@ -178,6 +192,9 @@ const defaultIo = (): BenchIo => ({
  */
 export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promise<number> {
   if (argv[0] === 'merge') return runMerge(argv.slice(1), io);
+  if (argv[0] === 'page') return runPage(argv.slice(1), io);
+  if (argv[0] === 'costs') return runCosts(argv.slice(1), io);
+  if (argv[0] === 'shards') return runShards(argv.slice(1), io);
   let options: BenchOptions;
   let cases: BenchCase[];
   try {
@@ -193,10 +210,36 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
     io.stderr(`bench: ${(error as Error).message}\nRun bench --help for the options.\n`);
     return 2;
   }
-  const { groups, notes } = planGroups(cases, options);
-  if (groups.length === 0) {
+  const planned = planGroups(cases, options);
+  const notes = planned.notes;
+  if (planned.groups.length === 0) {
     io.stderr(`bench: nothing to run. ${notes.join(' ')}\n`);
     return 2;
+  }
+  const identity: RunIdentity = {
+    ...(await (io.identify ?? ((o) => defaultIdentity(o, io.cwd)))(options)),
+    suiteGroups: planned.groups.map(groupKey),
+  };
+  let groups = planned.groups;
+  if (options.shard) {
+    const { index, count } = options.shard;
+    const shards = planShards(
+      planned.groups,
+      count,
+      options,
+      identity.autotuneCache.state === 'carried',
+    );
+    groups = shards[index - 1]!.groups;
+    identity.shard = { index, count, groups: groups.map(groupKey) };
+    notes.push(
+      `Shard ${index} of ${count}: ${groups.length} of ${planned.groups.length} groups, estimated ${Math.round(shards[index - 1]!.seconds)} s (shards: ${shards.map((s) => `${Math.round(s.seconds)} s`).join(', ')}).`,
+    );
+    if (groups.length === 0) {
+      io.stderr(
+        `bench: shard ${index} of ${count} holds no group (${planned.groups.length} groups in all)\n`,
+      );
+      return 2;
+    }
   }
 
   const opened = await io.openBackend({
@@ -220,10 +263,18 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
       {
         backend,
         log,
-        runTorch: torchRunner(options, outDir, log),
         openTorchTurns: torchTurnsOpener(options, log),
+        runTorchOverhead: torchOverheadRunner(options, outDir, log),
+        estimateS: (group) =>
+          estimateGroupSeconds(
+            group,
+            options,
+            undefined,
+            identity.autotuneCache.state === 'carried',
+          ),
       },
       notes,
+      identity,
     );
     const written = writeReport(report, outDir);
     io.stdout(renderMarkdown(report));
@@ -246,7 +297,10 @@ export async function runBench(argv: string[], io: BenchIo = defaultIo()): Promi
   }
 }
 
-/** `bench merge`: 0 when the merged report was written, 2 for bad arguments or reports. */
+/**
+ * `bench merge`: 0 when the merged report was written, 2 for bad arguments or for reports that do
+ * not join (other commits, overlapping groups, other GPUs or cuDNNs).
+ */
 export function runMerge(argv: string[], io: Pick<BenchIo, 'stdout' | 'stderr' | 'cwd'>): number {
   try {
     const options = parseMergeArgs(argv);
@@ -255,7 +309,7 @@ export function runMerge(argv: string[], io: Pick<BenchIo, 'stdout' | 'stderr' |
       return 0;
     }
     const reports = options.files.map((f) => readReport(path.resolve(io.cwd, f)));
-    const merged = mergeReports(reports, options.label);
+    const merged = mergeReports(reports, options.label, options.files);
     const outDir = options.out ? path.resolve(io.cwd, options.out) : defaultOutDir(io.cwd);
     const written = writeReport(merged, outDir);
     io.stdout(renderMarkdown(merged));

@@ -1,165 +1,167 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ReportMismatchError } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
+import { matchTorch } from './compare.js';
 import { PEAKS } from './fixtures.test-helpers.js';
 import { runBench } from './index.js';
 import { mergeReports, parseMergeArgs } from './merge.js';
 import type { BenchReport, BenchRowResult } from './types.js';
 
-function row(id: string, ratio: number | undefined, torchMs = 1): BenchRowResult {
+const COMMIT = '8654548aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const GROUPS = ['a:f32:ncdhw', 'b:f32:ncdhw', 'c:f32:ncdhw'];
+
+/** A row whose heuristic mode is `ratio` × PyTorch default's 1 ms in each of 3 rounds. */
+function row(id: string, ratio: number): BenchRowResult {
   const [c, dtype, layout, pass] = id.split('|');
-  return {
-    id,
-    case: c,
-    dtype,
-    layout,
-    pass,
-    modes: [
+  const ours = [ratio, ratio, ratio];
+  const [matched] = matchTorch(
+    [
       {
-        mode: 'autotune',
-        status: 'ok',
-        medianMs: ratio === undefined ? 1 : ratio * torchMs,
-        reps: 30,
-      },
+        id,
+        case: c,
+        dtype,
+        layout,
+        pass,
+        macs: 1,
+        bytes: 1,
+        sets: 1,
+        modes: [{ mode: 'heuristic', status: 'ok', medianMs: ratio, reps: 90, roundsMs: ours }],
+      } as BenchRowResult,
     ],
-    ...(ratio === undefined
-      ? {}
-      : {
-          bestMode: 'autotune',
-          bestMs: ratio * torchMs,
-          ratioBest: ratio,
-          ratioByMode: { autotune: ratio },
-          torch: { id, status: 'ok', medianMs: torchMs, reps: 30, usedCudnn: true },
-        }),
-  } as unknown as BenchRowResult;
+    { default: [{ id, status: 'ok', medianMs: 1, roundsMs: [1, 1, 1] }] },
+  );
+  return matched!;
 }
 
-function report(label: string, startedAt: string, rows: BenchRowResult[], notes: string[] = []) {
+function report(label: string, startedAt: string, rows: BenchRowResult[], commit = COMMIT) {
   return {
     label,
     startedAt,
     device: 'NVIDIA H200 (sm_90, 132 SMs)',
     ours: { cudnn: { version: '9.19.0', path: '/x/libcudnn.so.9' } },
-    torch: {
-      torchVersion: '2.11.0',
-      cudaVersion: '13.0',
-      cudnn: { version: '9.19.0', path: '/x/libcudnn.so.9' },
-      cudnnLibraries: [],
-      cudnnEnabled: true,
-      device: 'NVIDIA H200',
+    provenance: {
+      commit,
+      date: startedAt,
+      gpu: 'NVIDIA H200 (sm_90, 132 SMs)',
+      driver: '580.159.04',
+      cudnnOurs: '9.19.0',
+      cudnnTorch: '9.19.0',
     },
+    autotuneCache: { state: 'cold', path: '/out/autotune-cache.json', entriesAtStart: 0 },
+    suiteGroups: GROUPS,
     settings: {
       reps: 30,
-      warmup: 3,
+      warmup: 5,
       dtypes: ['f32'],
       layouts: ['ncdhw'],
       passes: ['fw'],
-      modes: ['autotune'],
+      modes: ['heuristic'],
       f64MaxMacs: 4e9,
       pinnedBudgetMs: 1500,
       rotateBelowBytes: 1,
+      outputs: 'shared',
+      rounds: 3,
     },
     peaks: PEAKS,
-    overhead: [{ id: 'tiny', side: 'torch', dtype: 'f32', layout: 'ncdhw', usPerCall: 20 }],
+    overhead: [],
     rows,
-    notes,
-    summary: { best: [], byMode: [], losses: ['stale'], goalEveryRow: false, goalGeomean: false },
+    notes: [],
   } as unknown as BenchReport;
 }
 
+const shard1 = () => report('shard-1', '2026-12-01T21:00:00Z', [row('a|f32|ncdhw|fw', 0.5)]);
+const shard2 = () => report('shard-2', '2026-12-01T21:10:00Z', [row('b|f32|ncdhw|fw', 2)]);
+
 describe('mergeReports', () => {
-  it('keeps every row, prefers a compared one, and recomputes the summary', () => {
-    const a = report(
-      'gpu0',
-      '2026-11-30T16:22:52Z',
-      [row('a|f32|ncdhw|fw', 0.5), row('b|f32|ncdhw|fw', undefined)],
-      ['budget hit'],
-    );
-    const b = report('gpu1', '2026-11-30T16:22:50Z', [
-      row('b|f32|ncdhw|fw', 2),
-      row('a|f32|ncdhw|fw', undefined),
+  it('joins disjoint shards of one commit, recomputes the summary and names what is missing', () => {
+    const m = mergeReports([shard1(), shard2()], 'suite', ['s1.json', 's2.json']);
+    expect(m.label).toBe('suite');
+    expect(m.startedAt).toBe('2026-12-01T21:00:00Z');
+    expect(m.rows.map((r) => [r.id, r.peers?.default?.verdict])).toEqual([
+      ['a|f32|ncdhw|fw', 'win'],
+      ['b|f32|ncdhw|fw', 'loss'],
     ]);
-    const m = mergeReports([a, b], 'both');
-    expect(m.label).toBe('both');
-    expect(m.startedAt).toBe('2026-11-30T16:22:50Z');
-    expect(m.rows.map((r) => [r.id, r.ratioBest])).toEqual([
-      ['a|f32|ncdhw|fw', 0.5],
-      ['b|f32|ncdhw|fw', 2],
-    ]);
-    const all = m.summary!.best.find((e) => e.scope === 'all')!;
-    expect(all.count).toBe(2);
-    expect(all.geomean).toBeCloseTo(1, 12);
-    expect(m.summary!.losses).toEqual(['b|f32|ncdhw|fw 2.000×']);
-    expect(m.overhead).toHaveLength(2);
-    expect(m.notes[0]).toMatch(/^Merged from 2 reports: gpu0 started .*; gpu1 started/);
-    expect(m.notes[1]).toBe(
-      'Rows taken from each: gpu0 started 2026-11-30T16:22:52Z: 1; gpu1 started 2026-11-30T16:22:50Z: 1.',
+    const d = m.summary!.peers[0]!;
+    expect([d.wins, d.losses, d.parity]).toEqual([1, 1, 0]);
+    expect(d.geomeans[0]!.geomean).toBeCloseTo(1, 12);
+    expect(m.notes[0]).toBe(
+      `Merged from 2 reports of commit ${COMMIT}: shard-1 started 2026-12-01T21:00:00Z; shard-2 started 2026-12-01T21:10:00Z.`,
     );
-    expect(m.notes[2]).toBe('gpu0 2026-11-30T16:22:52Z: budget hit');
+    expect(m.notes[1]).toBe('Not measured: 1 of 3 suite groups (c:f32:ncdhw).');
     expect(m.rows.map((r) => r.source)).toEqual([
-      'gpu0 started 2026-11-30T16:22:52Z',
-      'gpu1 started 2026-11-30T16:22:50Z',
+      'shard-1 started 2026-12-01T21:00:00Z',
+      'shard-2 started 2026-12-01T21:10:00Z',
     ]);
-    // Neither report recorded its outputs (both rotated): no note, and the setting says so.
-    expect(m.settings.outputs).toBe('rotated');
+    const all = mergeReports(
+      [shard1(), shard2(), report('shard-3', '2026-12-01T21:20:00Z', [row('c|f32|ncdhw|fw', 1)])],
+      'suite',
+    );
+    expect(all.notes[1]).toBe('Every one of the 3 suite groups was measured.');
   });
 
-  it("keeps a row's source through a second merge, and notes outputs that differ", () => {
-    const a = report('s4', '2026-11-30T16:00:00Z', [row('a|f32|ncdhw|fw', 1.02)]);
-    const first = mergeReports([a], 'session4');
-    const b = report('run18', '2026-11-30T18:00:00Z', [row('b|f32|ncdhw|fw', 0.9)]);
-    b.settings = { ...b.settings, outputs: 'shared' };
-    const m = mergeReports([first, b], 'session5');
-    expect(m.rows.map((r) => r.source)).toEqual([
-      's4 started 2026-11-30T16:00:00Z',
-      'run18 started 2026-11-30T18:00:00Z',
-    ]);
-    expect(m.settings.outputs).toBe('mixed');
-    expect(m.notes).toContain(
-      'Our outputs: rotated in session4 started 2026-11-30T16:00:00Z; shared in run18 started 2026-11-30T18:00:00Z.',
+  it('refuses reports of different commits, naming both commits and both reports', () => {
+    const other = report(
+      'shard-2',
+      't',
+      [row('b|f32|ncdhw|fw', 1)],
+      '31b3975bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
     );
-    // Rounds: absent means 1; reports that agree keep theirs, others are mixed with a note.
-    expect(m.settings.rounds).toBeUndefined();
-    const c = report('run24', '2026-11-30T19:00:00Z', [row('c|f32|ncdhw|fw', 0.95)]);
-    c.settings = { ...c.settings, outputs: 'shared', rounds: 5 };
-    expect(mergeReports([c], 'one').settings.rounds).toBe(5);
-    const mixed = mergeReports([m, c], 'session6');
-    expect(mixed.settings.rounds).toBe('mixed');
-    expect(mixed.notes).toContain(
-      'Rounds per group: 1 in session5 started 2026-11-30T16:00:00Z; 5 in run24 started 2026-11-30T19:00:00Z.',
+    const attempt = () => mergeReports([shard1(), other], 'x', ['s1.json', 's2.json']);
+    expect(attempt).toThrow(ReportMismatchError);
+    expect(attempt).toThrow(
+      `Cannot merge bench reports of different commits: ${COMMIT} in s1.json, 31b3975bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb in s2.json`,
     );
   });
 
-  it('attributes each note to the report it came from, once, however often merged', () => {
-    const a = report('run1', '2026-11-30T16:00:00Z', [row('a|f32|ncdhw|fw', 1)], ['f64 left out']);
-    const b = report('run2', '2026-11-30T17:00:00Z', [row('b|f32|ncdhw|fw', 1)], ['f64 left out']);
-    const first = mergeReports([a, b], 's1');
-    const c = report('run3', '2026-11-30T18:00:00Z', [row('c|f32|ncdhw|fw', 1)], ['budget hit']);
-    const second = mergeReports([first, c], 's2');
-    const third = mergeReports([second], 's3');
-    const attributedNotes = third.notes.filter((n) => /left out|budget hit/.test(n));
-    expect(attributedNotes).toEqual([
-      'run1 2026-11-30T16:00:00Z: f64 left out',
-      'run2 2026-11-30T17:00:00Z: f64 left out',
-      'run3 2026-11-30T18:00:00Z: budget hit',
-    ]);
-    // The inner merges' own notes are attributed to them, once.
-    expect(third.notes).toContain(
-      's1 2026-11-30T16:00:00Z: Merged from 2 reports: run1 started 2026-11-30T16:00:00Z; run2 started 2026-11-30T17:00:00Z.',
+  it('refuses a report with no commit, even alone', () => {
+    const old = shard1();
+    delete old.provenance;
+    expect(() => mergeReports([old], 'x', ['old.json'])).toThrow(
+      'Cannot merge bench reports of an unknown commit: unknown in old.json, unknown in old.json',
     );
-    expect(third.notes.filter((n) => n.includes('Merged from 2 reports: run1'))).toHaveLength(1);
-    // Merging the same report twice keeps its notes once.
-    expect(mergeReports([c, c], 'twice').notes.filter((n) => n.includes('budget hit'))).toEqual([
-      'run3 2026-11-30T18:00:00Z: budget hit',
+  });
+
+  it('refuses overlapping groups instead of choosing between two measurements', () => {
+    const again = report('rerun', 't', [row('a|f32|ncdhw|bwData', 0.9)]);
+    expect(() => mergeReports([shard1(), shard2(), again], 'x', ['s1', 's2', 'rerun'])).toThrow(
+      'Cannot merge bench reports of overlapping groups (each group is measured once): a:f32:ncdhw in s1, a:f32:ncdhw in rerun',
+    );
+  });
+
+  it('lets another report measure a group that one skipped whole, dropping the skipped rows', () => {
+    const cut = shard2();
+    cut.rows.push({
+      ...row('c|f32|ncdhw|fw', 1),
+      modes: [{ mode: 'heuristic', status: 'skipped', note: 'time budget of 420 s reached' }],
+    });
+    const m1 = mergeReports([shard1(), cut], 'x');
+    expect(m1.rows.map((r) => r.id)).toEqual(['a|f32|ncdhw|fw', 'b|f32|ncdhw|fw']);
+    expect(m1.notes[1]).toBe('Not measured: 1 of 3 suite groups (c:f32:ncdhw).');
+    const rerun = report('rerun', '2026-12-01T21:30:00Z', [row('c|f32|ncdhw|fw', 1)]);
+    const m2 = mergeReports([shard1(), cut, rerun], 'x');
+    expect(m2.rows.map((r) => [r.id, r.source])).toEqual([
+      ['a|f32|ncdhw|fw', 'shard-1 started 2026-12-01T21:00:00Z'],
+      ['b|f32|ncdhw|fw', 'shard-2 started 2026-12-01T21:10:00Z'],
+      ['c|f32|ncdhw|fw', 'rerun started 2026-12-01T21:30:00Z'],
     ]);
   });
 
-  it('refuses reports of different cuDNN versions or GPUs', () => {
-    const a = report('a', 't', [row('a|f32|ncdhw|fw', 1)]);
-    const b = report('b', 't', [row('a|f32|ncdhw|fw', 1)]);
+  it('refuses other GPUs, cuDNNs, settings or cache states', () => {
+    const b = shard2();
     b.ours = { cudnn: { version: '9.14.0', path: null } };
-    expect(() => mergeReports([a, b], 'x')).toThrow(/one pair of cuDNN versions/);
+    expect(() => mergeReports([shard1(), b], 'x', ['a', 'b'])).toThrow(
+      'Cannot merge bench reports of different our cuDNN: 9.19.0 in a, 9.14.0 in b',
+    );
+    const c = shard2();
+    c.settings = { ...c.settings, rounds: 5 };
+    expect(() => mergeReports([shard1(), c], 'x', ['a', 'c'])).toThrow(/different rounds: 3 in a/);
+    const d = shard2();
+    d.autotuneCache = { state: 'carried', path: null, entriesAtStart: 9 };
+    expect(() => mergeReports([shard1(), d], 'x', ['a', 'd'])).toThrow(
+      'Cannot merge bench reports of different autotune cache: cold in a, carried in d',
+    );
     expect(() => mergeReports([], 'x')).toThrow(/at least one bench report/);
   });
 });
@@ -167,14 +169,8 @@ describe('mergeReports', () => {
 describe('bench merge command', () => {
   it('writes the merged report', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-merge-'));
-    writeFileSync(
-      path.join(dir, 'one.json'),
-      JSON.stringify(report('one', 't1', [row('a|f32|ncdhw|fw', 0.9)])),
-    );
-    writeFileSync(
-      path.join(dir, 'two.json'),
-      JSON.stringify(report('two', 't2', [row('b|f32|ncdhw|fw', 1.1)])),
-    );
+    writeFileSync(path.join(dir, 'one.json'), JSON.stringify(shard1()));
+    writeFileSync(path.join(dir, 'two.json'), JSON.stringify(shard2()));
     let out = '';
     let err = '';
     const io = { stdout: (t: string) => (out += t), stderr: (t: string) => (err += t), cwd: dir };
@@ -182,8 +178,21 @@ describe('bench merge command', () => {
     expect(await runBench(argv, io as never), err).toBe(0);
     const merged = JSON.parse(readFileSync(path.join(dir, 'o', 'bench-both.json'), 'utf8'));
     expect(merged.rows).toHaveLength(2);
-    expect(out).toMatch(/Geometric means/);
+    expect(out).toMatch(/Verdicts and geometric means/);
     expect(err).toMatch(/wrote .*bench-both\.md/);
+  });
+
+  it('exits 2 naming both files when the commits differ', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-merge-'));
+    writeFileSync(path.join(dir, 'one.json'), JSON.stringify(shard1()));
+    const other = report('two', 't', [row('b|f32|ncdhw|fw', 1)], 'abcdef1');
+    writeFileSync(path.join(dir, 'two.json'), JSON.stringify(other));
+    let err = '';
+    const io = { stdout: () => {}, stderr: (t: string) => (err += t), cwd: dir };
+    expect(await runBench(['merge', '--label', 'l', 'one.json', 'two.json'], io as never)).toBe(2);
+    expect(err).toContain(
+      `bench merge: Cannot merge bench reports of different commits: ${COMMIT} in one.json, abcdef1 in two.json`,
+    );
   });
 
   it('rejects missing labels, files and unreadable reports with exit status 2', async () => {

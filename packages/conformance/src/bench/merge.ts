@@ -1,34 +1,27 @@
 /**
- * `bench merge`: one report out of several runs' JSON reports (two GPUs of one machine, or runs
- * split to fit a time limit), with the summary recomputed over the merged rows. Pure apart from
+ * `bench merge`: one report out of the shards of one run (split to fit the device's time limit per
+ * call), with the verdicts and geometric means recomputed over the joined rows. Pure apart from
  * the command's file reading and writing.
  */
 import { readFileSync } from 'node:fs';
-import { InvalidArgumentError } from '@baracuda/types';
+import { InvalidArgumentError, ReportMismatchError } from '@baracuda/types';
 import { parseFlags } from '../cli/args.js';
 import { summarize } from './compare.js';
 import type { BenchReport, BenchRowResult } from './types.js';
 
 export const MERGE_USAGE = `Usage: baracuda-conformance bench merge --label <label> [--out <dir>] <report.json>...
 
-Merges bench JSON reports into one (bench-<label>.{md,json,svg}) and recomputes the geometric
-means. A row measured in several reports is taken from the last report that compared it with
-PyTorch (else the last one). Reports whose GPU, our cuDNN or PyTorch's cuDNN differ are refused:
-their rows do not compare.
+Joins the shards of one run (bench --shard k/M) into one report (bench-<label>.{md,json,svg})
+and recomputes the verdicts and geometric means. It refuses, naming the reports:
+  - reports measured on different commits, or on an unknown commit;
+  - reports that measured the same group (no row is ever chosen between two measurements);
+  - reports of different GPUs, cuDNN versions, settings (reps, warm-up, rounds, modes) or suites.
+A merged report says which suite groups no report measured.
 `;
 
-/** Whether a row has a ratio against PyTorch. */
-function compared(row: BenchRowResult): boolean {
-  return typeof row.ratioBest === 'number' && Number.isFinite(row.ratioBest);
-}
-
-/** The identity that must agree across merged reports. */
-function identity(r: BenchReport): string {
-  return JSON.stringify({
-    device: r.device,
-    ours: r.ours.cudnn.version,
-    torch: r.torch?.cudnn.version ?? null,
-  });
+/** The commit a report was measured on (`unknown` for reports from before it was recorded). */
+export function reportCommit(r: BenchReport): string {
+  return r.provenance?.commit ?? 'unknown';
 }
 
 /** A note's attribution, `<label> <start time>: `, as {@link mergeReports} writes it. */
@@ -48,75 +41,120 @@ function attributed(note: string, source: string): string {
   return `${first ?? `${source}: `}${body}`;
 }
 
+/** What must agree across merged reports besides the commit, as `what: value` pairs. */
+function agreements(r: BenchReport): [string, string][] {
+  const s = r.settings;
+  return [
+    ['GPU', r.device],
+    ['our cuDNN', String(r.ours.cudnn.version)],
+    ['PyTorch cuDNN', String(r.provenance?.cudnnTorch ?? null)],
+    ['driver', String(r.provenance?.driver ?? null)],
+    ['reps', String(s.reps)],
+    ['warm-up', String(s.warmup)],
+    ['rounds', String(s.rounds ?? 1)],
+    ['modes', s.modes.join(',')],
+    ['passes', s.passes.join(',')],
+    ['outputs', String(s.outputs ?? 'rotated')],
+    ['tuned-on groups', (s.tunedOn ?? ['every group']).join(',')],
+    ['autotune cache', r.autotuneCache?.state ?? 'unknown'],
+    ['suite groups', (r.suiteGroups ?? []).join(',')],
+  ];
+}
+
+const groupOf = (row: BenchRowResult) => `${row.case}:${row.dtype}:${row.layout}`;
+
 /**
- * Merge reports (in order; later rows win, a compared row over an uncompared one). The first
- * report gives the settings, peaks and PyTorch's identity; each report's notes are kept once,
- * attributed to the report they first came from (label and start time); the overhead
- * measurements of all are kept.
+ * The groups a report measured (`case:dtype:layout`): those with a row where one of our modes did
+ * more than skip. A group skipped whole (the run's time budget ran out first) was not measured, so
+ * another report may measure it; nothing measured is ever dropped or replaced.
  */
-export function mergeReports(reports: readonly BenchReport[], label: string): BenchReport {
+export function measuredGroups(r: BenchReport): Set<string> {
+  return new Set(
+    r.rows.filter((row) => row.modes.some((m) => m.status !== 'skipped')).map(groupOf),
+  );
+}
+
+/**
+ * Join the shards of one run. Throws ReportMismatchError naming both reports when two were
+ * measured on different (or unknown) commits, measured the same group, or differ in GPU, cuDNN,
+ * driver, settings or suite. The first report gives the settings, peaks and PyTorch's identity;
+ * every report's rows, host overhead and notes (attributed) are kept.
+ */
+export function mergeReports(
+  reports: readonly BenchReport[],
+  label: string,
+  names: readonly string[] = reports.map((r, i) => `report ${i + 1} (${r.label || 'no label'})`),
+): BenchReport {
   if (reports.length === 0) {
     throw new InvalidArgumentError('reports', 'at least one bench report', 'none');
   }
   const first = reports[0]!;
-  for (const r of reports.slice(1)) {
-    if (identity(r) !== identity(first)) {
-      throw new InvalidArgumentError(
-        'reports',
-        `reports of one GPU and one pair of cuDNN versions (${identity(first)})`,
-        identity(r),
-      );
+  const commit = reportCommit(first);
+  const side = (i: number, value: string) => ({ source: names[i]!, value });
+  reports.forEach((r, i) => {
+    const theirs = reportCommit(r);
+    if (theirs === 'unknown' || commit === 'unknown') {
+      throw new ReportMismatchError('an unknown commit', side(0, commit), side(i, theirs));
     }
-  }
+    if (theirs !== commit) {
+      throw new ReportMismatchError('different commits', side(0, commit), side(i, theirs));
+    }
+  });
+  const expected = agreements(first);
+  reports.forEach((r, i) => {
+    agreements(r).forEach(([what, value], k) => {
+      if (value !== expected[k]![1]) {
+        throw new ReportMismatchError(
+          `different ${what}`,
+          side(0, expected[k]![1]),
+          side(i, value),
+        );
+      }
+    });
+  });
+  const owner = new Map<string, number>();
+  reports.forEach((r, i) => {
+    for (const group of measuredGroups(r)) {
+      const held = owner.get(group);
+      if (held !== undefined) {
+        throw new ReportMismatchError(
+          `overlapping groups (each group is measured once)`,
+          side(held, group),
+          side(i, group),
+        );
+      }
+      owner.set(group, i);
+    }
+  });
   const sourceOf = (r: BenchReport) => `${r.label || '(no label)'} started ${r.startedAt}`;
-  const rows = new Map<string, BenchRowResult>();
-  for (const r of reports) {
-    for (const row of r.rows) {
-      const held = rows.get(row.id);
-      if (held === undefined || compared(row) || !compared(held))
-        rows.set(row.id, { ...row, source: row.source ?? sourceOf(r) });
-    }
-  }
-  const merged = [...rows.values()];
-  const sources = reports.map(sourceOf);
-  const taken = new Map<string, number>();
-  for (const row of merged) taken.set(row.source!, (taken.get(row.source!) ?? 0) + 1);
-  /** A setting every report shares, or 'mixed' with a note naming each report's. */
-  const shared = <T extends string | number>(what: string, of: (r: BenchReport) => T) => {
-    const values = new Set(reports.map(of));
-    return values.size === 1
-      ? { value: of(first), notes: [] as string[] }
-      : {
-          value: 'mixed' as const,
-          notes: [`${what}: ${reports.map((r) => `${of(r)} in ${sourceOf(r)}`).join('; ')}.`],
-        };
-  };
-  const outputs = shared('Our outputs', (r) => r.settings.outputs ?? 'rotated');
-  const rounds = shared('Rounds per group', (r) => r.settings.rounds ?? 1);
-  const settings: BenchReport['settings'] = { ...first.settings, outputs: outputs.value };
-  delete settings.rounds;
-  if (rounds.value !== 1) settings.rounds = rounds.value;
+  const rows = reports.flatMap((r, i) =>
+    r.rows
+      .filter((row) => owner.get(groupOf(row)) === i)
+      .map((row) => ({ ...row, source: sourceOf(r) })),
+  );
+  const measured = new Set(owner.keys());
+  const missing = (first.suiteGroups ?? []).filter((g) => !measured.has(g));
   const report: BenchReport = {
     ...first,
-    settings,
     label,
     startedAt: reports.map((r) => r.startedAt).sort()[0]!,
     overhead: reports.flatMap((r) => r.overhead),
-    rows: merged,
+    rows,
     notes: [
       ...new Set([
-        `Merged from ${reports.length} reports: ${sources.join('; ')}.`,
-        `Rows taken from each: ${[...taken].map(([s, n]) => `${s}: ${n}`).join('; ')}.`,
-        ...outputs.notes,
-        ...rounds.notes,
+        `Merged from ${reports.length} reports of commit ${commit}: ${reports.map(sourceOf).join('; ')}.`,
+        missing.length === 0
+          ? `Every one of the ${measured.size} suite groups was measured.`
+          : `Not measured: ${missing.length} of ${(first.suiteGroups ?? []).length} suite groups (${missing.join(', ')}).`,
         ...reports.flatMap((r) =>
           r.notes.map((n) => attributed(n, `${r.label || '(no label)'} ${r.startedAt}`)),
         ),
       ]),
     ],
   };
+  delete report.shard;
   delete report.summary;
-  if (merged.some(compared)) report.summary = summarize(merged);
+  if (rows.some((r) => r.peers)) report.summary = summarize(rows);
   return report;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarize } from './compare.js';
+import { matchTorch, summarize } from './compare.js';
 import { ok, PEAKS, row } from './fixtures.test-helpers.js';
 import {
   formatMs,
@@ -14,7 +14,7 @@ import {
 import type { BenchReport } from './types.js';
 
 function report(withTorch: boolean): BenchReport {
-  const rows = [
+  const plain = [
     row(
       'c3d-conv2|f16|ndhwc|fw',
       [
@@ -28,13 +28,6 @@ function report(withTorch: boolean): BenchReport {
         tflops: 444.1,
         floorMs: 0.15,
         floorFraction: 0.75,
-        ...(withTorch
-          ? {
-              torch: { id: 'x', status: 'ok' as const, medianMs: 0.25, usedCudnn: true },
-              ratioBest: 0.8,
-              ratioByMode: { heuristic: 1, autotune: 0.8 },
-            }
-          : {}),
       },
     ),
     row(
@@ -47,22 +40,25 @@ function report(withTorch: boolean): BenchReport {
       {
         bestMs: 0.5,
         bestMode: 'autotune',
-        ...(withTorch
-          ? {
-              torch: {
-                id: 'y',
-                status: 'ok' as const,
-                medianMs: 0.1,
-                usedCudnn: false,
-                backend: 'ConvBackend.Slow3d',
-              },
-              ratioBest: 5,
-            }
-          : {}),
       },
     ),
     row('pointwise|f32|ncdhw|bwFilter', [{ mode: 'heuristic', status: 'error', note: 'boom' }]),
   ];
+  const rows = withTorch
+    ? matchTorch(plain, {
+        default: [
+          { id: 'c3d-conv2|f16|ndhwc|fw', status: 'ok', medianMs: 0.25, usedCudnn: true },
+          {
+            id: 'c3d-conv2|bf16|ncdhw|bwData',
+            status: 'ok',
+            medianMs: 0.1,
+            usedCudnn: false,
+            backend: 'ConvBackend.Slow3d',
+          },
+        ],
+        tuned: [{ id: 'c3d-conv2|f16|ndhwc|fw', status: 'ok', medianMs: 0.25, usedCudnn: true }],
+      })
+    : plain;
   const r: BenchReport = {
     label: 'torch-cudnn',
     startedAt: '2026-01-01T00:00:00.000Z',
@@ -102,12 +98,25 @@ function report(withTorch: boolean): BenchReport {
   };
   if (withTorch) {
     r.torch = {
-      torchVersion: '2.9.1+cu128',
-      cudaVersion: '12.8',
-      cudnn: { version: '9.19.0', path: '/opt/torch/libcudnn.so.9' },
-      cudnnLibraries: [],
-      cudnnEnabled: true,
-      device: 'NVIDIA H200',
+      default: {
+        torchVersion: '2.9.1+cu128',
+        cudaVersion: '12.8',
+        cudnn: { version: '9.19.0', path: '/opt/torch/libcudnn.so.9' },
+        cudnnLibraries: [],
+        cudnnEnabled: true,
+        device: 'NVIDIA H200',
+        column: 'default',
+        benchmark: false,
+        benchmarkLimit: 10,
+      },
+    };
+    r.provenance = {
+      commit: '8654548',
+      date: r.startedAt,
+      gpu: r.device,
+      driver: '580.159.04',
+      cudnnOurs: '9.19.0',
+      cudnnTorch: '9.19.0',
     };
     r.summary = summarize(rows);
   }
@@ -148,7 +157,8 @@ describe('renderMarkdown', () => {
     expect(md).toContain('- copy bandwidth: 4.00 TB/s');
     expect(md).toContain('peak achieved by a GEMM-shaped conv');
     expect(md).toContain('  - f16: 600.0 TFLOP/s (autotune ndhwc, 0.2500 ms)');
-    expect(md).toContain('| tiny f32 ncdhw | ours:heuristic | 7.3 | 7.0, 7.3, 8.0 |  |');
+    expect(md).toContain('| tiny f32 ncdhw | fw | ours:heuristic | 7.3 | 7.0, 7.3, 8.0 |  |');
+    expect(md).toContain('- commit: not recorded');
     expect(md).toContain(
       '| case | dtype | layout | pass | pinned ms | heuristic ms | autotune ms | best | TFLOP/s | floor ms | % floor | notes |',
     );
@@ -158,8 +168,8 @@ describe('renderMarkdown', () => {
     expect(md).toContain(
       '| pointwise | f32 | ncdhw | bwFilter | — | error | — | — | — | — | — | heuristic: error (boom) |',
     );
-    expect(md).not.toContain('best/torch');
-    expect(md).not.toContain('## Goals');
+    expect(md).not.toContain('/torch');
+    expect(md).not.toContain('## Verdicts');
     expect(md).toContain('- f64 left out: big.');
     // A report from before outputs were recorded rotated them; a shared run says so.
     expect(md).toContain('; our outputs rotated with the inputs;');
@@ -175,22 +185,22 @@ describe('renderMarkdown', () => {
     expect(mixed).toContain('; our outputs shared in some merged reports, rotated in others');
   });
 
-  it('with PyTorch: versions, ratios, geomeans and goals', () => {
+  it('with PyTorch: versions, both columns, verdicts and geomeans', () => {
     const md = renderMarkdown(report(true));
+    expect(md).toContain('- commit: 8654548');
+    expect(md).toContain('- device: NVIDIA H200 (sm_90, 132 SMs); driver 580.159.04');
     expect(md).toContain(
-      '- cuDNN (PyTorch): 9.19.0 (/opt/torch/libcudnn.so.9); torch 2.9.1+cu128, CUDA 12.8, cudnn.enabled=true',
+      '- PyTorch default: cuDNN 9.19.0 (/opt/torch/libcudnn.so.9); torch 2.9.1+cu128, CUDA 12.8, cudnn.enabled=true, benchmark=false, benchmark_limit=10',
     );
     expect(md).toContain(
-      '| torch ms | torch cuDNN | best/torch | pinned/torch | heuristic/torch | autotune/torch | notes |',
+      '| torch default ms | torch tuned ms | torch cuDNN | heuristic/torch default | autotune/torch tuned | round spread | notes |',
     );
-    expect(md).toContain('| 0.2500 | yes | 0.80× | — | 1.00× | 0.80× |');
-    expect(md).toContain('| 0.1000 | no (ConvBackend.Slow3d) | 5.00× |');
-    expect(md).toContain('| all | 2.000× | 2 |');
-    expect(md).toContain('| torch-used-cudnn | 0.800× | 1 |');
-    expect(md).toContain(
-      '- best mode ≤ 1.00× PyTorch on every row where PyTorch used cuDNN (unknown counts as cuDNN): met',
-    );
-    expect(md).toContain('- geometric mean ≤ 0.90×: NOT met (2.000×)');
+    // One round: parity, whatever the ratio.
+    expect(md).toContain('| 0.2500 | 0.2500 | yes | 1.000× parity | 0.800× parity | 0.00% |');
+    expect(md).toContain('| 0.1000 | — | no (ConvBackend.Slow3d) | 125.000× parity | — |');
+    expect(md).toContain('| heuristic / torch default | all | 11.180× | 2 |');
+    expect(md).toContain('| autotune / torch tuned | all | 0.800× | 1 |');
+    expect(md).toContain('- heuristic / torch default: 0 wins, 0 losses, 2 parity');
   });
 });
 
@@ -200,13 +210,15 @@ describe('renderSvg', () => {
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
     expect(svg.match(/<rect x=/g)?.length).toBe(2);
-    expect(svg).toContain('fill="#2e7d32" fill-opacity="1"');
-    expect(svg).toContain('fill="#c62828" fill-opacity="0.35"');
+    // Both rows are parity (one round): faded.
+    expect(svg).toContain('fill="#c62828" fill-opacity="0.45"');
     expect(svg).toContain('stroke-dasharray="4 3"');
     expect(svg).toContain('1.0 = PyTorch');
-    expect(svg).toContain('▶ 5.00× (torch: no cuDNN)');
+    expect(svg).toContain('▶ 125.00× parity (torch: no cuDNN)');
     expect(svg).toContain('n/a (no time from us)');
-    expect(svg).toContain('— torch-cudnn — geomean 2.000×');
+    expect(svg).toContain(
+      'ours (heuristic) / PyTorch default time per row — torch-cudnn — geomean 11.180×',
+    );
     // Each case heading once.
     expect(svg.match(/font-weight="bold">c3d-conv2</g)?.length).toBe(1);
     // Balanced tags (a cheap well-formedness check).

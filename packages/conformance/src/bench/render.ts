@@ -2,7 +2,16 @@
  * Renders a bench report as a markdown document and a hand-written SVG chart. Pure.
  */
 import { median } from './math.js';
-import type { BenchMode, BenchReport, BenchRowResult, ModeResult } from './types.js';
+import {
+  type BenchReport,
+  type BenchRowResult,
+  type ModeResult,
+  PEER_MODE,
+  type PeerComparison,
+  TORCH_COLUMNS,
+  type TorchColumn,
+  type TorchInfo,
+} from './types.js';
 
 /** Milliseconds with about four significant digits. */
 export function formatMs(ms: number): string {
@@ -12,8 +21,17 @@ export function formatMs(ms: number): string {
   return ms.toFixed(4);
 }
 
-function formatRatio(r: number | undefined): string {
-  return typeof r === 'number' ? `${r.toFixed(2)}×` : '—';
+/** `0.981× win`, or `—` without a comparison. */
+function peerText(p: PeerComparison | undefined): string {
+  return p ? `${p.ratio.toFixed(3)}× ${p.verdict}` : '—';
+}
+
+/** A row's round spread: the larger of its comparisons'. */
+function spreadText(row: BenchRowResult): string {
+  const spreads = TORCH_COLUMNS.map((c) => row.peers?.[c]?.spread).filter(
+    (v): v is number => typeof v === 'number',
+  );
+  return spreads.length > 0 ? `${(Math.max(...spreads) * 100).toFixed(2)}%` : '—';
 }
 
 /** A markdown table cell: pipes escaped, newlines flattened. */
@@ -39,16 +57,12 @@ export function rowNotes(row: BenchRowResult): string {
   const notes = row.modes
     .filter((m) => m.status !== 'ok' && m.note)
     .map((m) => `${m.mode}: ${m.status} (${m.note})`);
-  if (row.torch && row.torch.status !== 'ok') {
-    notes.push(`torch: ${row.torch.status}${row.torch.note ? ` (${row.torch.note})` : ''}`);
+  for (const column of TORCH_COLUMNS) {
+    const t = row.torch?.[column];
+    if (t && (t.status !== 'ok' || t.note))
+      notes.push(`torch ${column}: ${t.status}${t.note ? ` (${t.note})` : ''}`);
   }
   return notes.join('; ');
-}
-
-/** Lowest–highest best/torch over the rounds the two sides took in turns, and how many. */
-export function roundsCell(row: BenchRowResult): string {
-  const r = row.roundRatios;
-  return r ? `${r.min.toFixed(3)}–${r.max.toFixed(3)}× (${r.rounds})` : '—';
 }
 
 function cudnnText(identity: { version: string | null; path: string | null }): string {
@@ -56,10 +70,15 @@ function cudnnText(identity: { version: string | null; path: string | null }): s
 }
 
 function torchCudnnCell(row: BenchRowResult): string {
-  const used = row.torch?.usedCudnn;
+  const t = row.torch?.default ?? row.torch?.tuned;
+  const used = t?.usedCudnn;
   if (used === true) return 'yes';
-  if (used === false) return `no${row.torch?.backend ? ` (${row.torch.backend})` : ''}`;
-  return row.torch ? '?' : '—';
+  if (used === false) return `no${t?.backend ? ` (${t.backend})` : ''}`;
+  return t ? '?' : '—';
+}
+
+function torchInfoText(column: TorchColumn, t: TorchInfo): string {
+  return `- PyTorch ${column}: cuDNN ${cudnnText(t.cudnn)}; torch ${t.torchVersion ?? '?'}, CUDA ${t.cudaVersion ?? '?'}, cudnn.enabled=${t.cudnnEnabled ?? '?'}, benchmark=${t.benchmark ?? '?'}, benchmark_limit=${t.benchmarkLimit ?? '?'}`;
 }
 
 const GEMM_SHAPE = 'n=1, 4096→4096 channels, 1×64×64, k=1×1×1';
@@ -69,19 +88,27 @@ export function renderMarkdown(report: BenchReport): string {
   const out: string[] = [];
   const modes = report.settings.modes;
   const hasTorch = report.rows.some((r) => r.torch);
-  const inTurns = report.rows.some((r) => r.roundRatios);
   out.push(`# conv3d benchmark${report.label ? ` — ${report.label}` : ''}`, '');
   out.push(`- label: ${report.label || '(none)'}`);
   out.push(`- started: ${report.startedAt}`);
-  out.push(`- device: ${report.device}`);
+  out.push(`- commit: ${report.provenance?.commit ?? 'not recorded'}`);
+  out.push(`- device: ${report.device}; driver ${report.provenance?.driver ?? 'unknown'}`);
   out.push(`- cuDNN (ours): ${cudnnText(report.ours.cudnn)}`);
-  if (report.torch) {
-    const t = report.torch;
+  for (const column of TORCH_COLUMNS) {
+    const t = report.torch?.[column];
+    if (t) out.push(torchInfoText(column, t));
+  }
+  if (report.torchError) out.push(`- PyTorch: ${mdCell(report.torchError)}`);
+  if (report.autotuneCache) {
+    const c = report.autotuneCache;
     out.push(
-      `- cuDNN (PyTorch): ${cudnnText(t.cudnn)}; torch ${t.torchVersion ?? '?'}, CUDA ${t.cudaVersion ?? '?'}, cudnn.enabled=${t.cudnnEnabled ?? '?'}`,
+      `- autotune cache: ${c.state} (${c.entriesAtStart} entries at the start, ${c.path ?? 'no path'})`,
     );
-  } else if (report.torchError) {
-    out.push(`- PyTorch: not compared (${mdCell(report.torchError)})`);
+  }
+  if (report.shard) {
+    out.push(
+      `- shard ${report.shard.index} of ${report.shard.count}: ${report.shard.groups.length} of ${report.suiteGroups?.length ?? '?'} groups`,
+    );
   }
   const s = report.settings;
   out.push(
@@ -107,14 +134,14 @@ export function renderMarkdown(report: BenchReport): string {
   );
 
   if (report.overhead.length > 0) {
-    out.push('', '## Host overhead: runFw on a tiny problem, 1,000 calls without sync', '');
+    out.push('', '## Host overhead: each pass on a tiny problem, 1,000 calls without sync', '');
     out.push(
-      '| problem | side | µs per call (median) | trials (µs) | note |',
-      '|---|---|---:|---|---|',
+      '| problem | pass | side | µs per call (median) | trials (µs) | note |',
+      '|---|---|---|---:|---|---|',
     );
     for (const o of report.overhead) {
       out.push(
-        `| ${o.id} ${o.dtype} ${o.layout} | ${o.side} | ${typeof o.usPerCall === 'number' ? o.usPerCall.toFixed(1) : '—'} | ${(o.trialsUs ?? []).map((v) => v.toFixed(1)).join(', ')} | ${mdCell(o.note ?? '')} |`,
+        `| ${o.id} ${o.dtype} ${o.layout} | ${o.pass ?? 'fw'} | ${o.side} | ${typeof o.usPerCall === 'number' ? o.usPerCall.toFixed(1) : '—'} | ${(o.trialsUs ?? []).map((v) => v.toFixed(1)).join(', ')} | ${mdCell(o.note ?? '')} |`,
       );
     }
   }
@@ -131,9 +158,11 @@ export function renderMarkdown(report: BenchReport): string {
     'floor ms',
     '% floor',
   ];
-  if (hasTorch)
-    head.push('torch ms', 'torch cuDNN', 'best/torch', ...modes.map((m) => `${m}/torch`));
-  if (inTurns) head.push('best/torch by round');
+  if (hasTorch) {
+    head.push('torch default ms', 'torch tuned ms', 'torch cuDNN');
+    for (const c of TORCH_COLUMNS) head.push(`${PEER_MODE[c]}/torch ${c}`);
+    head.push('round spread');
+  }
   head.push('notes');
   out.push(`| ${head.join(' | ')} |`);
   out.push(
@@ -149,12 +178,14 @@ export function renderMarkdown(report: BenchReport): string {
       typeof row.floorFraction === 'number' ? `${(row.floorFraction * 100).toFixed(0)}%` : '—',
     );
     if (hasTorch) {
-      cells.push(typeof row.torch?.medianMs === 'number' ? formatMs(row.torch.medianMs) : '—');
+      for (const c of TORCH_COLUMNS) {
+        const ms = row.torch?.[c]?.medianMs;
+        cells.push(typeof ms === 'number' ? formatMs(ms) : '—');
+      }
       cells.push(torchCudnnCell(row));
-      cells.push(formatRatio(row.ratioBest));
-      for (const m of modes) cells.push(formatRatio(row.ratioByMode?.[m as BenchMode]));
+      for (const c of TORCH_COLUMNS) cells.push(peerText(row.peers?.[c]));
+      cells.push(spreadText(row));
     }
-    if (inTurns) cells.push(roundsCell(row));
     cells.push(rowNotes(row));
     out.push(`| ${cells.map(mdCell).join(' | ')} |`);
   }
@@ -174,23 +205,22 @@ export function renderMarkdown(report: BenchReport): string {
   }
 
   if (report.summary) {
-    const sum = report.summary;
-    out.push('', '## Geometric means of ours / PyTorch', '');
-    out.push('| scope | best mode | rows |', '|---|---:|---:|');
-    for (const e of sum.best) out.push(`| ${e.scope} | ${e.geomean.toFixed(3)}× | ${e.count} |`);
-    for (const e of sum.byMode) out.push(`| ${e.scope} | ${e.geomean.toFixed(3)}× | ${e.count} |`);
-    const overall = sum.best.find((e) => e.scope === 'all');
-    out.push('', '## Goals', '');
+    out.push('', '## Verdicts and geometric means of ours / PyTorch', '');
     out.push(
-      `- best mode ≤ 1.00× PyTorch on every row where PyTorch used cuDNN (unknown counts as cuDNN): ${sum.goalEveryRow ? 'met' : `NOT met (${sum.losses.length} rows slower)`}`,
+      'A win or a loss only when every round agrees and |1 − ratio| exceeds the round spread; otherwise parity.',
+      '',
     );
-    out.push(
-      `- geometric mean ≤ 0.90×: ${sum.goalGeomean ? 'met' : 'NOT met'} (${overall ? `${overall.geomean.toFixed(3)}×` : 'no compared rows'})`,
-    );
-    if (sum.losses.length > 0) out.push(`- slower rows: ${sum.losses.join(', ')}`);
-    if (sum.lossesEveryRound) {
+    out.push('| comparison | scope | geomean | rows |', '|---|---|---:|---:|');
+    for (const p of report.summary.peers) {
+      for (const e of p.geomeans)
+        out.push(
+          `| ${p.mode} / torch ${p.column} | ${e.scope} | ${e.geomean.toFixed(3)}× | ${e.count} |`,
+        );
+    }
+    out.push('');
+    for (const p of report.summary.peers) {
       out.push(
-        `- rows slower in every round (the two sides took turns): ${sum.lossesEveryRound.length > 0 ? sum.lossesEveryRound.join(', ') : 'none'}`,
+        `- ${p.mode} / torch ${p.column}: ${p.wins} wins, ${p.losses} losses, ${p.parity} parity${p.lossRows.length > 0 ? `; losses: ${p.lossRows.join(', ')}` : ''}`,
       );
     }
   }
@@ -248,18 +278,24 @@ const RIGHT_MARGIN = 120;
 
 /**
  * A horizontal bar chart of best/torch per row, grouped by case, with a dashed 1.0 line.
- * Green: faster than PyTorch; red: slower; faded: PyTorch did not use cuDNN on that row.
+ * Green: faster than PyTorch; red: slower; faded: parity by the verdict rule, or PyTorch did not
+ * use cuDNN on that row. Charts our heuristic mode against PyTorch default (autotune against
+ * tuned when a report has no default column).
  * Rows without a ratio are listed with the reason. Ratios past the axis are clipped and labelled.
  */
 export function renderSvg(report: BenchReport): string {
   // The runner emits rows grouped by case already (case, then dtype, layout, pass).
   const rows = report.rows;
-  const ratios = rows.map((r) => r.ratioBest).filter((v): v is number => typeof v === 'number');
+  const chartColumn: TorchColumn = rows.some((r) => r.peers?.default) ? 'default' : 'tuned';
+  const ratioOf = (r: BenchRowResult) => r.peers?.[chartColumn]?.ratio;
+  const ratios = rows.map(ratioOf).filter((v): v is number => typeof v === 'number');
   const maxRatio = ratios.length > 0 ? Math.max(...ratios) : 1;
   const axisMax = Math.min(4, Math.max(1.5, Math.ceil(maxRatio * 2) / 2));
   const scale = (v: number) => LABEL_WIDTH + (Math.min(v, axisMax) / axisMax) * PLOT_WIDTH;
-  const overall = report.summary?.best.find((e) => e.scope === 'all');
-  const title = `conv3d: ours (best mode) / PyTorch time per row${report.label ? ` — ${report.label}` : ''}${overall ? ` — geomean ${overall.geomean.toFixed(3)}×` : ''}`;
+  const overall = report.summary?.peers
+    .find((p) => p.column === chartColumn)
+    ?.geomeans.find((e) => e.scope === 'all');
+  const title = `conv3d: ours (${PEER_MODE[chartColumn]}) / PyTorch ${chartColumn} time per row${report.label ? ` — ${report.label}` : ''}${overall ? ` — geomean ${overall.geomean.toFixed(3)}×` : ''}`;
 
   const body: string[] = [];
   let y = 50;
@@ -275,16 +311,18 @@ export function renderSvg(report: BenchReport): string {
     body.push(
       `<text x="${LABEL_WIDTH - 6}" y="${y + 10}" text-anchor="end">${xmlEscape(label)}</text>`,
     );
-    if (typeof row.ratioBest === 'number') {
-      const r = row.ratioBest;
+    const peer = row.peers?.[chartColumn];
+    const used = row.torch?.[chartColumn]?.usedCudnn;
+    if (peer) {
+      const r = peer.ratio;
       const color = r <= 1 ? '#2e7d32' : '#c62828';
-      const opacity = row.torch?.usedCudnn === false ? 0.35 : 1;
+      const opacity = peer.verdict === 'parity' ? 0.45 : used === false ? 0.35 : 1;
       const width = Math.max(1, scale(r) - LABEL_WIDTH);
       const clipped = r > axisMax;
       body.push(
         `<rect x="${LABEL_WIDTH}" y="${y}" width="${width.toFixed(1)}" height="${BAR_HEIGHT}" fill="${color}" fill-opacity="${opacity}"><title>${xmlEscape(`${row.id}: ${r.toFixed(3)}×`)}</title></rect>`,
       );
-      const suffix = `${clipped ? '▶ ' : ''}${r.toFixed(2)}×${row.torch?.usedCudnn === false ? ' (torch: no cuDNN)' : ''}`;
+      const suffix = `${clipped ? '▶ ' : ''}${r.toFixed(2)}× ${peer.verdict}${used === false ? ' (torch: no cuDNN)' : ''}`;
       body.push(`<text x="${(scale(r) + 4).toFixed(1)}" y="${y + 10}">${xmlEscape(suffix)}</text>`);
     } else {
       const why = row.bestMs === undefined ? 'no time from us' : 'no time from PyTorch';

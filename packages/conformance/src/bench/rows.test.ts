@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from './args.js';
 import { BIG, SMALL } from './fixtures.test-helpers.js';
 import { convMacs } from './math.js';
-import { groupKey, planGroups } from './rows.js';
+import { groupKey, planGroups, planPasses } from './rows.js';
 
 const all = {
   dtypes: ['f32', 'tf32', 'f16', 'bf16', 'f64'] as const,
@@ -77,5 +77,17 @@ describe('planGroups with --groups', () => {
     );
     // --quick's case list gives way to the groups asked for.
     expect(parseBenchArgs(['--quick', '--groups', 'dilated:f16:ncdhw']).cases).toBeUndefined();
+  });
+});
+
+describe('planPasses', () => {
+  it('selects bwData and bwFilter for bwStep, each pass once, in order', () => {
+    expect(planPasses(['fw', 'bwData', 'bwFilter', 'bwStep'])).toEqual([
+      'fw',
+      'bwData',
+      'bwFilter',
+    ]);
+    expect(planPasses(['bwStep'])).toEqual(['bwData', 'bwFilter']);
+    expect(planPasses(['bwStep', 'fw'])).toEqual(['bwData', 'bwFilter', 'fw']);
   });
 });

@@ -3,7 +3,7 @@
  */
 import type { BenchOptions } from './args.js';
 import { convBytes, convMacs, layoutsFor, rotationSets } from './math.js';
-import type { BenchCase, BenchGroup } from './types.js';
+import type { BenchCase, BenchGroup, BenchPass } from './types.js';
 
 export interface PlannedGroups {
   groups: BenchGroup[];
@@ -75,4 +75,36 @@ export function planGroups(
 /** A group's name for `--groups`: `case:dtype:layout`. */
 export function groupKey(group: Pick<BenchGroup, 'case' | 'dtype' | 'layout'>): string {
   return `${group.case.name}:${group.dtype}:${group.layout}`;
+}
+
+/**
+ * Whether a group runs the tuned pair (autotune and PyTorch tuned): autotune is asked for and
+ * `tunedOn` (`dtype:layout` patterns) is absent or names the group's dtype and layout.
+ */
+export function isTunedGroup(
+  group: Pick<BenchGroup, 'dtype' | 'layout'>,
+  options: Pick<BenchOptions, 'modes'> & Partial<Pick<BenchOptions, 'tunedOn'>>,
+): boolean {
+  if (!options.modes.includes('autotune')) return false;
+  return !options.tunedOn || options.tunedOn.includes(`${group.dtype}:${group.layout}`);
+}
+
+/** Our modes on a group: the asked-for modes, without autotune where the group is not tuned. */
+export function modesFor(
+  group: Pick<BenchGroup, 'dtype' | 'layout'>,
+  options: Pick<BenchOptions, 'modes'> & Partial<Pick<BenchOptions, 'tunedOn'>>,
+): BenchOptions['modes'] {
+  return isTunedGroup(group, options)
+    ? options.modes
+    : options.modes.filter((m) => m !== 'autotune');
+}
+
+/** The library's passes behind the bench's, in order, once each: bwStep is bwData and bwFilter. */
+export function planPasses(passes: readonly BenchPass[]): Array<'fw' | 'bwData' | 'bwFilter'> {
+  const out: Array<'fw' | 'bwData' | 'bwFilter'> = [];
+  for (const pass of passes) {
+    for (const p of pass === 'bwStep' ? (['bwData', 'bwFilter'] as const) : [pass])
+      if (!out.includes(p)) out.push(p);
+  }
+  return out;
 }

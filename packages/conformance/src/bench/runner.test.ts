@@ -6,7 +6,45 @@ import { BIG, SMALL } from './fixtures.test-helpers.js';
 import { convFlops } from './math.js';
 import { planGroups } from './rows.js';
 import { benchGroup, decideCap, measureOverhead, measurePeaks, runBenchReport } from './runner.js';
-import type { BenchGroup } from './types.js';
+import type { TorchTurns } from './torch-worker.js';
+import type { BenchGroup, TorchColumn, TorchInfo } from './types.js';
+
+const INFO: TorchInfo = {
+  torchVersion: '2.11',
+  cudaVersion: '13.0',
+  cudnn: { version: '9.19.0', path: null },
+  cudnnLibraries: [],
+  cudnnEnabled: true,
+  device: 'Fake',
+};
+
+/** A scripted PyTorch column: `ms(pass, round)` per row, every request logged in `seen`. */
+function fakeTurns(
+  column: TorchColumn,
+  ms: (pass: string, round: number) => number,
+  seen: string[],
+): TorchTurns {
+  return {
+    start: async () => ({ info: { ...INFO, column }, notes: [] }),
+    round: async (group, round) => {
+      seen.push(`${column} ${group.case.name} ${group.layout} round ${round}`);
+      return group.passes.map((pass) => ({
+        id: `${group.case.name}|${group.dtype}|${group.layout}|${pass}`,
+        status: 'ok' as const,
+        medianMs: ms(pass, round),
+        usedCudnn: true,
+        ...(round === 0 ? { firstCallMs: column === 'tuned' ? 900 : 40 } : {}),
+      }));
+    },
+    release: async () => {
+      seen.push(`${column} release`);
+    },
+    finish: async () => ({ notes: [`${column} finished`] }),
+    close: async () => {
+      seen.push(`${column} closed`);
+    },
+  };
+}
 
 const group = (dtype: BenchGroup['dtype'], layout: BenchGroup['layout'] = 'ncdhw'): BenchGroup => ({
   case: SMALL,
@@ -162,7 +200,7 @@ describe('benchGroup', () => {
 });
 
 describe('measurePeaks and measureOverhead', () => {
-  it('takes the best GEMM-shaped time over non-pinned modes and layouts per dtype', async () => {
+  it('takes the best GEMM-shaped time of the heuristic mode over the layouts per dtype', async () => {
     const backend = new FakeBackend({
       timeMs: (g, _p, mode) => (g.layout === 'ndhwc' ? 0.2 : mode === 'autotune' ? 0.4 : 0.5),
       copyBytesPerS: 3.9e12,
@@ -177,8 +215,9 @@ describe('measurePeaks and measureOverhead', () => {
     const flops = convFlops(PEAK_GEMM_CASE);
     expect(peaks.gemmFlopsPerS.f16).toBeCloseTo(flops / (0.202 * 1e-3), 0);
     expect(peaks.gemmNotes.f16).toBe('heuristic ndhwc, 0.2020 ms');
-    expect(peaks.gemmFlopsPerS.f32).toBeCloseTo(flops / (0.404 * 1e-3), 0);
-    expect(backend.calls.some((c) => c.includes('pinned'))).toBe(false);
+    expect(peaks.gemmFlopsPerS.f32).toBeCloseTo(flops / (0.505 * 1e-3), 0);
+    // No cold autotune of the GEMM shape: it would cost every shard of a run a minute.
+    expect(backend.calls.every((c) => c.includes(' heuristic '))).toBe(true);
   });
 
   it('says why a dtype has no peak', async () => {
@@ -194,30 +233,39 @@ describe('measurePeaks and measureOverhead', () => {
     ]);
   });
 
-  it('measures 1,000 calls × 5 trials for heuristic and pinned on each tiny problem', async () => {
+  it('measures 1,000 calls × 5 trials of every pass on both layouts of each tiny problem', async () => {
     const backend = new FakeBackend({
-      selectFails: (g, mode) =>
-        mode === 'pinned' && g.layout === 'ndhwc' ? 'unsupported' : undefined,
+      selectFails: (g) => (g.dtype === 'f16' && g.layout === 'ncdhw' ? 'unsupported' : undefined),
+      runFails: (g, pass) =>
+        g.dtype === 'f32' && g.layout === 'ndhwc' && pass === 'bwStep' ? 'error' : undefined,
     });
-    const overhead = await measureOverhead(backend);
-    expect(overhead.map((o) => [o.side, o.dtype, o.layout, o.usPerCall ?? o.note])).toEqual([
-      ['ours:heuristic', 'f32', 'ncdhw', 10],
-      ['ours:pinned', 'f32', 'ncdhw', 82],
-      ['ours:heuristic', 'f16', 'ndhwc', 10],
-      ['ours:pinned', 'f16', 'ndhwc', 'unsupported: pinned cannot run tiny'],
-    ]);
-    expect(backend.calls).toContain('overhead f32 ncdhw heuristic calls=1000 trials=5');
+    const overhead = await measureOverhead(backend, ['fw', 'bwStep']);
+    expect(overhead.map((o) => [o.side, o.dtype, o.layout, o.pass, o.usPerCall ?? o.note])).toEqual(
+      [
+        ['ours:heuristic', 'f32', 'ncdhw', 'fw', 10],
+        ['ours:heuristic', 'f32', 'ncdhw', 'bwStep', 10],
+        ['ours:heuristic', 'f32', 'ndhwc', 'fw', 10],
+        ['ours:heuristic', 'f32', 'ndhwc', 'bwStep', 'error: bwStep failed'],
+        ['ours:heuristic', 'f16', 'ncdhw', 'fw', 'unsupported: heuristic cannot run tiny'],
+        ['ours:heuristic', 'f16', 'ncdhw', 'bwStep', 'unsupported: heuristic cannot run tiny'],
+        ['ours:heuristic', 'f16', 'ndhwc', 'fw', 10],
+        ['ours:heuristic', 'f16', 'ndhwc', 'bwStep', 10],
+      ],
+    );
+    expect(backend.calls).toContain('overhead f32 ncdhw bwStep heuristic calls=1000 trials=5');
   });
 });
 
 describe('runBenchReport', () => {
-  it('builds rows with metrics, stops at the time budget, and merges PyTorch', async () => {
+  it('builds rows with metrics and provenance, stops at the time budget, and compares both columns', async () => {
     let clock = 0;
     const options = parseBenchArgs([
       '--dtypes',
       'f16',
       '--algos',
-      'heuristic',
+      'heuristic,autotune',
+      '--passes',
+      'fw,bwData,bwFilter',
       '--time-budget-s',
       '10',
       '--vs-torch',
@@ -225,11 +273,12 @@ describe('runBenchReport', () => {
     const { groups, notes } = planGroups([SMALL, BIG], options);
     expect(groups.length).toBe(4);
     const backend = new FakeBackend({
-      timeMs: () => {
-        clock += 4000;
-        return 0.5;
+      timeMs: (_g, _p, mode) => {
+        clock += 2000;
+        return mode === 'autotune' ? 0.4 : 0.5;
       },
     });
+    const seen: string[] = [];
     const report = await runBenchReport(
       groups,
       [SMALL, BIG],
@@ -238,45 +287,140 @@ describe('runBenchReport', () => {
         backend,
         log: () => {},
         now: () => clock,
-        runTorch: async (g) => ({
-          info: {
-            torchVersion: '2.9.1',
-            cudaVersion: '12.8',
-            cudnn: { version: '9.19.0', path: '/torch/libcudnn.so.9' },
-            cudnnLibraries: [],
-            cudnnEnabled: true,
-            device: 'Fake',
-          },
-          rows: g.flatMap((gr) =>
-            gr.passes.map((p) => ({
-              id: `${gr.case.name}|${gr.dtype}|${gr.layout}|${p}`,
-              status: 'ok' as const,
-              medianMs: 1,
-              usedCudnn: true,
-            })),
-          ),
-          overhead: [
-            { id: 'tiny', side: 'torch (F.conv3d)', dtype: 'f32', layout: 'ncdhw', usPerCall: 30 },
-          ],
+        openTorchTurns: (column) => fakeTurns(column, () => (column === 'tuned' ? 0.5 : 1), seen),
+        runTorchOverhead: async (column, passes) => ({
+          overhead: passes.map((pass) => ({
+            id: 'tiny',
+            side: `torch:${column}`,
+            dtype: 'f32' as const,
+            layout: 'ncdhw' as const,
+            pass,
+            usPerCall: 30,
+          })),
+          notes: [],
         }),
       },
       notes,
+      {
+        commit: 'abcdef1',
+        driver: '580.159.04',
+        autotuneCache: { state: 'cold', path: '/c.json', entriesAtStart: 0 },
+        suiteGroups: ['x'],
+      },
     );
     expect(report.rows.length).toBe(12);
     const skipped = report.rows.filter((r) => r.modes.every((m) => m.status === 'skipped'));
     expect(skipped.length).toBeGreaterThan(0);
     expect(skipped[0]!.modes[0]!.note).toBe('time budget of 10 s reached');
+    expect(skipped[0]!.torch?.tuned?.status).toBe('skipped');
     expect(report.notes.some((n) => n.startsWith('Time budget of 10 s reached after'))).toBe(true);
     const first = report.rows[0]!;
     expect(first.id).toBe('small|f16|ncdhw|fw');
-    expect(first.ratioBest).toBeCloseTo(0.505, 12);
+    expect(first.peers?.default?.ratio).toBeCloseTo(0.505, 12);
+    expect(first.peers?.tuned?.ratio).toBeCloseTo(0.404 / 0.5, 12);
+    expect(first.torch?.tuned?.firstCallMs).toBe(900);
     expect(first.tflops).toBeGreaterThan(0);
-    expect(first.floorFraction).toBeGreaterThan(0);
-    expect(report.summary?.best[0]?.scope).toBe('all');
-    expect(report.torch?.cudnn.version).toBe('9.19.0');
-    expect(report.overhead.map((o) => o.side)).toContain('torch (F.conv3d)');
-    expect(report.ours.cudnn.version).toBe('9.14.0');
-    expect(BIG.name).toBe('big');
+    expect(first.provenance).toEqual({
+      commit: 'abcdef1',
+      date: report.startedAt,
+      gpu: 'Fake GPU (sm_90, 132 SMs)',
+      driver: '580.159.04',
+      cudnnOurs: '9.14.0',
+      cudnnTorch: '9.19.0',
+    });
+    expect(report.rows.every((r) => r.provenance?.commit === 'abcdef1')).toBe(true);
+    expect(report.summary?.peers.map((p) => p.column)).toEqual(['default', 'tuned']);
+    expect(report.torch?.tuned?.column).toBe('tuned');
+    expect(report.autotuneCache?.state).toBe('cold');
+    // Our overhead (every pass, both layouts of f32 and f16), then each column's fresh process.
+    expect(report.overhead.filter((o) => o.side === 'ours:heuristic')).toHaveLength(12);
+    expect(report.overhead.filter((o) => o.side === 'torch:default')).toHaveLength(3);
+    expect(report.overhead.filter((o) => o.side === 'torch:tuned')).toHaveLength(3);
+    expect(report.notes).toContain('default finished');
+    expect(seen.slice(0, 4)).toEqual([
+      'default small ncdhw round 0',
+      'tuned small ncdhw round 0',
+      'default release',
+      'tuned release',
+    ]);
+  });
+
+  it('starts no group whose estimate would end past the time budget', async () => {
+    const options = parseBenchArgs([
+      '--dtypes',
+      'f32,tf32',
+      '--algos',
+      'heuristic',
+      '--time-budget-s',
+      '100',
+    ]);
+    const { groups } = planGroups([SMALL], options);
+    const report = await runBenchReport(groups, [SMALL], options, {
+      backend: new FakeBackend(),
+      log: () => {},
+      now: () => 0,
+      estimateS: (g) => (g.dtype === 'tf32' ? 101 : 99),
+    });
+    expect(
+      report.rows.filter((r) => r.dtype === 'f32').every((r) => r.modes[0]!.status === 'ok'),
+    ).toBe(true);
+    expect(
+      report.rows.filter((r) => r.dtype === 'tf32').every((r) => r.modes[0]!.status === 'skipped'),
+    ).toBe(true);
+  });
+
+  it('measures host overhead only in shard 1 of a sharded run', async () => {
+    const options = parseBenchArgs(['--dtypes', 'f32', '--algos', 'heuristic', '--passes', 'fw']);
+    const { groups } = planGroups([SMALL], options);
+    const identity = (index: number) => ({
+      commit: 'abcdef1',
+      driver: null,
+      autotuneCache: { state: 'cold' as const, path: null, entriesAtStart: 0 },
+      suiteGroups: ['small:f32:ncdhw'],
+      shard: { index, count: 2, groups: ['small:f32:ncdhw'] },
+    });
+    const context = { backend: new FakeBackend(), log: () => {} };
+    const second = await runBenchReport(groups, [SMALL], options, context, [], identity(2));
+    expect(second.overhead).toEqual([]);
+    expect(second.notes).toContain('Host overhead is measured in shard 1 of a sharded run.');
+    expect(second.shard?.index).toBe(2);
+    const firstShard = await runBenchReport(groups, [SMALL], options, context, [], identity(1));
+    expect(firstShard.overhead.length).toBe(4);
+  });
+});
+
+describe('--tuned-on', () => {
+  it('runs autotune and PyTorch tuned only on the named dtype:layout groups', async () => {
+    const options = parseBenchArgs(
+      ['--dtypes', 'f16', '--algos', 'heuristic,autotune', '--passes', 'fw'].concat([
+        '--vs-torch',
+        '--rounds',
+        '2',
+        '--tuned-on',
+        'f16:ndhwc',
+      ]),
+    );
+    const { groups } = planGroups([SMALL], options);
+    const seen: string[] = [];
+    const backend = new FakeBackend();
+    const report = await runBenchReport(groups, [SMALL], options, {
+      backend,
+      log: () => {},
+      openTorchTurns: (column) => fakeTurns(column, () => 1, seen),
+    });
+    expect(seen.filter((s) => s.startsWith('tuned small'))).toEqual([
+      'tuned small ndhwc round 0',
+      'tuned small ndhwc round 1',
+    ]);
+    expect(backend.calls.filter((c) => c.includes('autotune'))).toEqual([
+      'small f16 ndhwc fw autotune warmup=5 reps=30',
+      'small f16 ndhwc fw autotune warmup=5 reps=30',
+    ]);
+    const nc = report.rows.find((r) => r.layout === 'ncdhw')!;
+    expect(nc.modes.map((m) => m.mode)).toEqual(['heuristic']);
+    expect(nc.peers?.tuned).toBeUndefined();
+    expect(report.rows.find((r) => r.layout === 'ndhwc')!.peers?.tuned?.mode).toBe('autotune');
+    expect(report.settings.tunedOn).toEqual(['f16:ndhwc']);
   });
 });
 
@@ -311,6 +455,7 @@ describe('rounds taken in turns', () => {
       for (const m of results.get(pass)!) {
         expect(m.roundsMs).toEqual([1.01, 3.0300000000000002, 2.02]);
         expect(m.medianMs).toBe(2.02);
+        expect(m.spread).toBeCloseTo((3.03 - 1.01) / 2.02, 12);
         expect(m.reps).toBe(90);
       }
     }
@@ -351,12 +496,14 @@ describe('rounds taken in turns', () => {
     expect(later).toEqual([0, 1]);
   });
 
-  it('runs PyTorch as turns, pairs the rounds, and counts the rows lost in every round', async () => {
+  it('takes turns with both columns, pairs the rounds, and gives verdicts that respect noise', async () => {
     const options = parseBenchArgs([
       '--dtypes',
       'f16',
       '--algos',
       'heuristic',
+      '--passes',
+      'fw,bwData,bwFilter',
       '--vs-torch',
       '--rounds',
       '3',
@@ -364,8 +511,8 @@ describe('rounds taken in turns', () => {
     const { groups } = planGroups([SMALL], options);
     const backend = new FakeBackend({ timeMs: (_g, pass) => (pass === 'fw' ? 1 : 0.5) });
     const seen: string[] = [];
-    // PyTorch: fw 0.9 ms every round (we lose every round); bwData 0.6, 0.4, 0.6 (we lose on the
-    // median but win round 2); bwFilter 1 ms (we win).
+    // PyTorch default: fw 0.9 ms every round (we lose every round, beyond the spread); bwData
+    // 0.6, 0.4, 0.6 (we win on the median but lose round 2: parity); bwFilter 1 ms (we win).
     const torchMs: Record<string, number[]> = {
       fw: [0.9, 0.9, 0.9],
       bwData: [0.6, 0.4, 0.6],
@@ -374,65 +521,41 @@ describe('rounds taken in turns', () => {
     const report = await runBenchReport(groups, [SMALL], options, {
       backend,
       log: () => {},
-      runTorch: async () => {
-        throw new Error('the batch run must not be used with --rounds');
-      },
-      openTorchTurns: () => ({
-        start: async () => ({
-          info: {
-            torchVersion: '2.11',
-            cudaVersion: '13.0',
-            cudnn: { version: '9.19.0', path: null },
-            cudnnLibraries: [],
-            cudnnEnabled: true,
-            device: 'Fake',
-          },
-          notes: [],
-        }),
-        round: async (group, round) => {
-          seen.push(`${group.case.name} ${group.layout} round ${round}`);
-          return group.passes.map((pass) => ({
-            id: `${group.case.name}|${group.dtype}|${group.layout}|${pass}`,
-            status: 'ok' as const,
-            medianMs: torchMs[pass]![round]!,
-            usedCudnn: true,
-          }));
-        },
-        release: async () => {
-          seen.push('release');
-        },
-        finish: async () => ({ overhead: [], notes: ['finished'] }),
-      }),
+      openTorchTurns: (column) => fakeTurns(column, (pass, round) => torchMs[pass]![round]!, seen),
     });
+    // Without our autotune mode, PyTorch tuned (its peer) is never asked.
     expect(seen).toEqual([
-      'small ncdhw round 0',
-      'small ncdhw round 1',
-      'small ncdhw round 2',
-      'release',
-      'small ndhwc round 0',
-      'small ndhwc round 1',
-      'small ndhwc round 2',
-      'release',
+      'default small ncdhw round 0',
+      'default small ncdhw round 1',
+      'default small ncdhw round 2',
+      'default release',
+      'default small ndhwc round 0',
+      'default small ndhwc round 1',
+      'default small ndhwc round 2',
+      'default release',
     ]);
     expect(report.settings.rounds).toBe(3);
     const row = (id: string) => report.rows.find((r) => r.id === id)!;
-    expect(row('small|f16|ncdhw|fw').torch?.roundsMs).toEqual([0.9, 0.9, 0.9]);
-    expect(row('small|f16|ncdhw|fw').roundRatios).toEqual({
-      min: 1.01 / 0.9,
-      max: 1.01 / 0.9,
-      rounds: 3,
-    });
-    expect(row('small|f16|ncdhw|bwData').ratioBest).toBeCloseTo(0.505 / 0.6, 12);
-    expect(row('small|f16|ncdhw|bwData').roundRatios?.max).toBeCloseTo(0.505 / 0.4, 12);
-    expect(report.summary?.losses).toHaveLength(2);
-    expect(report.summary?.lossesEveryRound).toEqual([
-      'small|f16|ncdhw|fw 1.122× (rounds 1.122–1.122×)',
-      'small|f16|ndhwc|fw 1.122× (rounds 1.122–1.122×)',
+    expect(row('small|f16|ncdhw|fw').torch?.default?.roundsMs).toEqual([0.9, 0.9, 0.9]);
+    const fw = row('small|f16|ncdhw|fw').peers!.default!;
+    expect(fw.roundRatios).toEqual([1.01 / 0.9, 1.01 / 0.9, 1.01 / 0.9]);
+    expect(fw.verdict).toBe('loss');
+    const bwData = row('small|f16|ncdhw|bwData').peers!.default!;
+    expect(bwData.ratio).toBeCloseTo(0.505 / 0.6, 12);
+    expect(bwData.verdict).toBe('parity');
+    expect(row('small|f16|ncdhw|bwFilter').peers!.default!.verdict).toBe('win');
+    // Only the heuristic mode ran: nothing is compared with the tuned column.
+    expect(row('small|f16|ncdhw|fw').peers?.tuned).toBeUndefined();
+    const d = report.summary!.peers.find((p) => p.column === 'default')!;
+    expect([d.wins, d.losses, d.parity]).toEqual([2, 2, 2]);
+    expect(d.lossRows).toEqual([
+      'small|f16|ncdhw|fw 1.122× (rounds 1.122–1.122×, spread 0.0%)',
+      'small|f16|ndhwc|fw 1.122× (rounds 1.122–1.122×, spread 0.0%)',
     ]);
-    expect(report.notes).toContain('finished');
+    expect(report.notes).toEqual(expect.arrayContaining(['default finished', 'tuned finished']));
   });
 
-  it('says why PyTorch could not take turns and still reports our rows', async () => {
+  it('says why a PyTorch column could not take turns and still reports our rows', async () => {
     const options = parseBenchArgs([
       '--dtypes',
       'f32',
@@ -443,13 +566,11 @@ describe('rounds taken in turns', () => {
       '2',
     ]);
     const { groups } = planGroups([SMALL], options);
+    const closed: string[] = [];
     const report = await runBenchReport(groups, [SMALL], options, {
       backend: new FakeBackend(),
       log: () => {},
-      runTorch: async () => {
-        throw new Error('the batch run must not be used with --rounds');
-      },
-      openTorchTurns: () => ({
+      openTorchTurns: (column) => ({
         start: async () => ({ error: 'python3 was not found', notes: [] }),
         round: async () => {
           throw new Error('no rounds after a failed start');
@@ -458,9 +579,15 @@ describe('rounds taken in turns', () => {
         finish: async () => {
           throw new Error('no finish after a failed start');
         },
+        close: async () => {
+          closed.push(column);
+        },
       }),
     });
-    expect(report.torchError).toBe('python3 was not found');
+    expect(report.torchError).toBe(
+      'default column: python3 was not found; tuned column: python3 was not found',
+    );
+    expect(closed).toEqual(['default', 'tuned']);
     expect(report.summary).toBeUndefined();
     expect(report.rows.every((r) => r.modes[0]!.roundsMs?.length === 2)).toBe(true);
   });

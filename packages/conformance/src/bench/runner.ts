@@ -5,7 +5,7 @@
 import { UnsupportedError } from '@baracuda/types';
 import type { BenchOptions } from './args.js';
 import { type BenchBackend, PEAK_GEMM_CASE, type PlanSession, peakLayouts } from './backend.js';
-import { matchTorch, summarize, withMetrics } from './compare.js';
+import { matchTorch, relativeSpread, summarize, withMetrics } from './compare.js';
 import {
   convBytes,
   convFlops,
@@ -16,29 +16,38 @@ import {
   rowId,
 } from './math.js';
 import { formatMs } from './render.js';
-import { OVERHEAD_CALLS, OVERHEAD_PROBLEMS, OVERHEAD_TRIALS, TINY_CASE } from './torch.js';
+import { groupKey, isTunedGroup, modesFor } from './rows.js';
+import {
+  OVERHEAD_CALLS,
+  OVERHEAD_PROBLEMS,
+  OVERHEAD_TRIALS,
+  TINY_CASE,
+  torchJobRows,
+} from './torch.js';
 import { combineTorchRounds, type TorchTurns } from './torch-worker.js';
-import type {
-  BenchCase,
-  BenchGroup,
-  BenchMode,
-  BenchPass,
-  BenchPeaks,
-  BenchReport,
-  BenchRowResult,
-  ModeResult,
-  OverheadResult,
-  TorchInfo,
-  TorchRowResult,
+import {
+  type AutotuneCacheState,
+  type BenchCase,
+  type BenchGroup,
+  type BenchMode,
+  type BenchPass,
+  type BenchPeaks,
+  type BenchReport,
+  type BenchRowResult,
+  type ModeResult,
+  type OverheadResult,
+  type Provenance,
+  type ShardInfo,
+  TORCH_COLUMNS,
+  type TorchColumn,
+  type TorchInfo,
+  type TorchRowResult,
 } from './types.js';
 
-/** What the PyTorch side returned, or why it did not. */
-export interface TorchOutcome {
-  info?: TorchInfo;
-  rows?: TorchRowResult[];
-  overhead?: OverheadResult[];
-  error?: string;
-  notes?: string[];
+/** PyTorch's host overhead, measured in a fresh process of one column. */
+export interface TorchOverheadOutcome {
+  overhead: OverheadResult[];
+  notes: string[];
 }
 
 /** @internal */
@@ -48,10 +57,18 @@ export interface RunnerContext {
   log: (line: string) => void;
   /** Milliseconds clock, injectable for tests. */
   now?: () => number;
-  /** Runs the PyTorch side over the same groups; only called with `--vs-torch`. */
-  runTorch?: (groups: readonly BenchGroup[]) => Promise<TorchOutcome>;
-  /** PyTorch taking turns with us group by group; used with `--vs-torch --rounds` above 1. */
-  openTorchTurns?: () => TorchTurns;
+  /**
+   * Estimated seconds of a group (shards.ts): with a time budget, a group is not started when it
+   * would end past the budget. Absent: only the time already spent counts.
+   */
+  estimateS?: (group: BenchGroup) => number;
+  /** PyTorch (one worker per column) taking turns with us group by group; with `--vs-torch`. */
+  openTorchTurns?: (column: TorchColumn) => TorchTurns;
+  /** PyTorch's per-call host cost of the passes, in a fresh process of the column. */
+  runTorchOverhead?: (
+    column: TorchColumn,
+    passes: readonly BenchPass[],
+  ) => Promise<TorchOverheadOutcome>;
 }
 
 /** What the pinned mode does on a row, decided from one probe call. */
@@ -170,7 +187,10 @@ function timingResult(timing: Timing, rounds: number): ModeResult {
     medianMs: median(timing.roundsMs),
     reps: timing.reps * timing.roundsMs.length,
   };
-  if (rounds > 1) result.roundsMs = timing.roundsMs;
+  if (rounds > 1) {
+    result.roundsMs = timing.roundsMs;
+    result.spread = relativeSpread(timing.roundsMs);
+  }
   return result;
 }
 
@@ -274,8 +294,9 @@ export async function measurePeaks(
   } catch (error) {
     notes.push(`Copy bandwidth not measured: ${errorText(error)}`);
   }
-  const modes = options.modes.filter((m) => m !== 'pinned');
-  const peakModes: BenchMode[] = modes.length > 0 ? modes : ['heuristic'];
+  // The library's default plan: a cold autotune of the GEMM shape per dtype would cost each shard
+  // of a sharded run a minute, for a reference that only scales the "% floor" column.
+  const peakModes: BenchMode[] = ['heuristic'];
   const flops = convFlops(PEAK_GEMM_CASE);
   for (const dtype of options.dtypes) {
     let best: { flops: number; note: string } | null = null;
@@ -311,44 +332,78 @@ export async function measurePeaks(
   return { peaks, notes };
 }
 
-/** µs per runFw call on the tiny problem, for the heuristic and pinned modes. */
-export async function measureOverhead(backend: BenchBackend): Promise<OverheadResult[]> {
+/**
+ * Host µs per call on the tiny problem in the heuristic mode, for every pass asked for and every
+ * problem of OVERHEAD_PROBLEMS (both layouts).
+ */
+export async function measureOverhead(
+  backend: BenchBackend,
+  passes: readonly BenchPass[],
+): Promise<OverheadResult[]> {
   const out: OverheadResult[] = [];
   for (const problem of OVERHEAD_PROBLEMS) {
-    for (const mode of ['heuristic', 'pinned'] as const) {
-      const entry: OverheadResult = {
+    const entries = passes.map(
+      (pass): OverheadResult => ({
         id: TINY_CASE.name,
-        side: `ours:${mode}`,
+        side: 'ours:heuristic',
         dtype: problem.dtype,
         layout: problem.layout,
-      };
+        pass,
+      }),
+    );
+    try {
+      const session = await backend.openGroup({
+        case: TINY_CASE,
+        dtype: problem.dtype,
+        layout: problem.layout,
+        passes: [...passes],
+        sets: 1,
+      });
       try {
-        const session = await backend.openGroup({
-          case: TINY_CASE,
-          dtype: problem.dtype,
-          layout: problem.layout,
-          passes: ['fw'],
-          sets: 1,
-        });
+        const plan = await session.selectPlan('heuristic');
         try {
-          const plan = await session.selectPlan(mode);
-          try {
-            const trials = await plan.hostOverhead('fw', OVERHEAD_CALLS, OVERHEAD_TRIALS);
-            entry.trialsUs = trials;
-            entry.usPerCall = median(trials);
-          } finally {
-            plan.dispose();
+          for (const entry of entries) {
+            try {
+              const trials = await plan.hostOverhead(entry.pass!, OVERHEAD_CALLS, OVERHEAD_TRIALS);
+              entry.trialsUs = trials;
+              entry.usPerCall = median(trials);
+            } catch (error) {
+              entry.note = noteOf(error);
+            }
           }
         } finally {
-          session.dispose();
+          plan.dispose();
         }
-      } catch (error) {
-        entry.note = `${UnsupportedError.isInstance(error) ? 'unsupported' : 'error'}: ${errorText(error)}`;
+      } finally {
+        session.dispose();
       }
-      out.push(entry);
+    } catch (error) {
+      for (const entry of entries) entry.note ??= noteOf(error);
     }
+    out.push(...entries);
   }
   return out;
+}
+
+function noteOf(error: unknown): string {
+  return `${UnsupportedError.isInstance(error) ? 'unsupported' : 'error'}: ${errorText(error)}`;
+}
+
+/** What runBenchReport records about the run beyond the options: where, on what, which shard. */
+export interface RunIdentity {
+  commit: string;
+  driver: string | null;
+  autotuneCache: AutotuneCacheState;
+  /** Every group of the unsharded run, `case:dtype:layout`. */
+  suiteGroups: string[];
+  shard?: ShardInfo;
+}
+
+/** Rows of one group marked skipped for `note`, on our side and every PyTorch column. */
+function skippedRows(group: BenchGroup, modes: readonly BenchMode[], note: string) {
+  return new Map(
+    group.passes.map((p) => [p, modes.map((mode) => ({ mode, status: 'skipped' as const, note }))]),
+  );
 }
 
 /** Run the whole bench over `groups` and return the report (nothing written). */
@@ -358,45 +413,62 @@ export async function runBenchReport(
   options: BenchOptions,
   context: RunnerContext,
   planNotes: readonly string[] = [],
+  identity: RunIdentity = {
+    commit: 'unknown',
+    driver: null,
+    autotuneCache: { state: 'cold', path: null, entriesAtStart: 0 },
+    suiteGroups: groups.map(groupKey),
+  },
 ): Promise<BenchReport> {
   const { backend, log } = context;
   const now = context.now ?? (() => performance.now());
   const started = now();
   const startedAt = new Date().toISOString();
   const notes = [...planNotes];
+  const withOverhead = !identity.shard || identity.shard.index === 1;
 
   log(
-    `device: ${backend.deviceName}; cuDNN ${backend.cudnn.version ?? '?'} (${backend.cudnn.path ?? '?'})`,
+    `device: ${backend.deviceName}; cuDNN ${backend.cudnn.version ?? '?'} (${backend.cudnn.path ?? '?'}); commit ${identity.commit}; autotune cache ${identity.autotuneCache.state}`,
   );
   const { peaks, notes: peakNotes } = await measurePeaks(options, backend, log);
   notes.push(...peakNotes);
-  const overhead = await measureOverhead(backend);
-  for (const o of overhead) {
-    log(
-      `host overhead ${o.side} ${o.dtype} ${o.layout}: ${o.usPerCall?.toFixed(1) ?? o.note} µs/call`,
-    );
-  }
 
   const caseByName = new Map(cases.map((c) => [c.name, c]));
   const rows: BenchRowResult[] = [];
   let budgetHit = false;
-  let turns = options.vsTorch && options.rounds > 1 ? context.openTorchTurns?.() : undefined;
-  const torchOutcome: TorchOutcome = {};
-  const torchRounds = new Map<string, TorchRowResult[]>();
-  if (turns) {
-    log('starting PyTorch, to take turns with it group by group...');
-    const started = await turns.start();
-    torchOutcome.notes = started.notes;
-    if (started.info) torchOutcome.info = started.info;
-    if (started.error) {
-      torchOutcome.error = started.error;
-      turns = undefined;
+  const torchInfo: Partial<Record<TorchColumn, TorchInfo>> = {};
+  const torchRounds = new Map<TorchColumn, Map<string, TorchRowResult[]>>();
+  const turns = new Map<TorchColumn, TorchTurns>();
+  const torchErrors: string[] = [];
+  if (options.vsTorch && context.openTorchTurns) {
+    for (const column of TORCH_COLUMNS) {
+      log(`starting PyTorch (${column} column), to take turns with it group by group...`);
+      const opened = context.openTorchTurns(column);
+      const hello = await opened.start();
+      notes.push(...hello.notes);
+      if (hello.info) torchInfo[column] = hello.info;
+      if (hello.error) {
+        torchErrors.push(`${column} column: ${hello.error}`);
+        await opened.close();
+        continue;
+      }
+      turns.set(column, opened);
+      torchRounds.set(column, new Map());
     }
   }
+  /** The PyTorch columns a group is timed with: tuned only where our autotune runs. */
+  const columnsFor = (group: BenchGroup) =>
+    [...turns.keys()].filter((c) => c === 'default' || isTunedGroup(group, options));
+  const record = (column: TorchColumn, row: TorchRowResult) => {
+    const byId = torchRounds.get(column)!;
+    byId.set(row.id, [...(byId.get(row.id) ?? []), row]);
+  };
+
   for (const [index, group] of groups.entries()) {
     const elapsedS = (now() - started) / 1e3;
+    const endS = elapsedS + (context.estimateS?.(group) ?? 0);
     let results: Map<BenchPass, ModeResult[]>;
-    if (options.timeBudgetS > 0 && elapsedS > options.timeBudgetS) {
+    if (options.timeBudgetS > 0 && (elapsedS > options.timeBudgetS || endS > options.timeBudgetS)) {
       if (!budgetHit) {
         notes.push(
           `Time budget of ${options.timeBudgetS} s reached after ${index} of ${groups.length} groups; the rest are marked skipped.`,
@@ -404,39 +476,23 @@ export async function runBenchReport(
         budgetHit = true;
       }
       const note = `time budget of ${options.timeBudgetS} s reached`;
-      results = new Map(
-        group.passes.map((p) => [
-          p,
-          options.modes.map((mode) => ({ mode, status: 'skipped' as const, note })),
-        ]),
-      );
-      if (turns) {
-        for (const pass of group.passes) {
-          const key = { case: group.case.name, dtype: group.dtype, layout: group.layout, pass };
-          torchRounds.set(rowId(key), [{ id: rowId(key), status: 'skipped', note }]);
-        }
-      }
-    } else if (turns) {
-      const theirs = turns;
+      results = skippedRows(group, modesFor(group, options), note);
+      for (const column of columnsFor(group))
+        for (const row of torchJobRows(group))
+          record(column, { id: row.id, status: 'skipped', note });
+    } else {
+      const columns = columnsFor(group);
       log(
-        `[${index + 1}/${groups.length}] ${group.case.name} ${group.dtype} ${group.layout} (${group.sets} set${group.sets > 1 ? 's' : ''}), ${options.rounds} rounds in turns with PyTorch`,
+        `[${index + 1}/${groups.length}] ${groupKey(group)} (${group.sets} set${group.sets > 1 ? 's' : ''}), ${options.rounds} round${options.rounds > 1 ? 's' : ''}${columns.length > 0 ? ` in turns with PyTorch (${columns.join(', ')})` : ''}`,
       );
-      results = await benchGroup(group, options.modes, options, backend, {
+      results = await benchGroup(group, modesFor(group, options), options, backend, {
         rounds: options.rounds,
         afterRound: async (round) => {
-          for (const row of await theirs.round(group, round)) {
-            torchRounds.set(row.id, [...(torchRounds.get(row.id) ?? []), row]);
-          }
+          for (const column of columns)
+            for (const row of await turns.get(column)!.round(group, round)) record(column, row);
         },
       });
-      await theirs.release();
-    } else {
-      log(
-        `[${index + 1}/${groups.length}] ${group.case.name} ${group.dtype} ${group.layout} (${group.sets} set${group.sets > 1 ? 's' : ''})`,
-      );
-      results = await benchGroup(group, options.modes, options, backend, {
-        rounds: options.rounds,
-      });
+      for (const column of columns) await turns.get(column)!.release();
     }
     for (const pass of group.passes) {
       const key = { case: group.case.name, dtype: group.dtype, layout: group.layout, pass };
@@ -456,12 +512,45 @@ export async function runBenchReport(
       log(`  ${pass}: ${cells}`);
     }
   }
+  for (const [column, theirs] of turns) {
+    const finished = await theirs.finish();
+    notes.push(...finished.notes);
+    if (finished.info) torchInfo[column] = finished.info;
+  }
 
+  const overhead = withOverhead ? await measureOverhead(backend, options.passes) : [];
+  if (withOverhead && options.vsTorch && context.runTorchOverhead) {
+    for (const column of TORCH_COLUMNS) {
+      const measured = await context.runTorchOverhead(column, options.passes);
+      overhead.push(...measured.overhead);
+      notes.push(...measured.notes);
+    }
+  }
+  for (const o of overhead) {
+    log(
+      `host overhead ${o.side} ${o.dtype} ${o.layout} ${o.pass}: ${o.usPerCall?.toFixed(1) ?? o.note} µs/call`,
+    );
+  }
+  if (!withOverhead) notes.push('Host overhead is measured in shard 1 of a sharded run.');
+
+  const cudnnTorch = torchInfo.default?.cudnn.version ?? torchInfo.tuned?.cudnn.version ?? null;
+  const provenance: Provenance = {
+    commit: identity.commit,
+    date: startedAt,
+    gpu: backend.deviceName,
+    driver: identity.driver,
+    cudnnOurs: backend.cudnn.version,
+    cudnnTorch,
+  };
   const report: BenchReport = {
     label: options.label,
     startedAt,
     device: backend.deviceName,
     ours: { cudnn: backend.cudnn },
+    provenance,
+    autotuneCache: identity.autotuneCache,
+    suiteGroups: identity.suiteGroups,
+    ...(identity.shard ? { shard: identity.shard } : {}),
     settings: {
       reps: options.reps,
       warmup: options.warmup,
@@ -477,37 +566,21 @@ export async function runBenchReport(
       rotateBelowBytes: ROTATE_BELOW_BYTES,
       outputs: options.outputs,
       ...(options.rounds > 1 ? { rounds: options.rounds } : {}),
+      ...(options.tunedOn ? { tunedOn: options.tunedOn } : {}),
     },
     peaks,
     overhead,
-    rows,
+    rows: rows.map((r) => ({ ...r, provenance })),
     notes,
   };
-
-  if (turns) {
-    const finished = await turns.finish();
-    torchOutcome.notes = [...(torchOutcome.notes ?? []), ...finished.notes];
-    if (finished.info) torchOutcome.info = finished.info;
-    torchOutcome.overhead = finished.overhead;
-    torchOutcome.rows = [...torchRounds.values()].map(combineTorchRounds);
-    attachTorch(report, torchOutcome);
-  } else if (options.vsTorch && torchOutcome.error) {
-    attachTorch(report, torchOutcome);
-  } else if (options.vsTorch && context.runTorch) {
-    log('running PyTorch on the same rows...');
-    attachTorch(report, await context.runTorch(groups));
-  }
-  return report;
-}
-
-/** Put what the PyTorch side returned into the report: info, overhead, matched rows, summary. */
-function attachTorch(report: BenchReport, torch: TorchOutcome): void {
-  if (torch.notes) report.notes.push(...torch.notes);
-  if (torch.error) report.torchError = torch.error;
-  if (torch.info) report.torch = torch.info;
-  if (torch.overhead) report.overhead = [...report.overhead, ...torch.overhead];
-  if (torch.rows) {
-    report.rows = matchTorch(report.rows, torch.rows);
+  if (Object.keys(torchInfo).length > 0) report.torch = torchInfo;
+  if (torchErrors.length > 0) report.torchError = torchErrors.join('; ');
+  if (turns.size > 0) {
+    const torchRows: Partial<Record<TorchColumn, TorchRowResult[]>> = {};
+    for (const [column, byId] of torchRounds)
+      torchRows[column] = [...byId.values()].map(combineTorchRounds);
+    report.rows = matchTorch(report.rows, torchRows);
     report.summary = summarize(report.rows);
   }
+  return report;
 }

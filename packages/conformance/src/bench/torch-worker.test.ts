@@ -18,6 +18,7 @@ const group: BenchGroup = {
   sets: 2,
 };
 const settings = { warmup: 1, reps: 3, timeoutMs: 20_000 };
+const withStep: BenchGroup = { ...group, passes: ['fw', 'bwData', 'bwFilter', 'bwStep'] };
 
 describe('parseReply', () => {
   it('takes an ok object and names what the worker said otherwise', () => {
@@ -38,10 +39,10 @@ describe('parseReply', () => {
 });
 
 describe('combineTorchRounds', () => {
-  it('takes the median of the rounds, keeps each, and the first round’s kernels', () => {
+  it('takes the median of the rounds, keeps each, and the first round’s first call', () => {
     expect(
       combineTorchRounds([
-        { id: 'r', status: 'ok', medianMs: 2, reps: 30, usedCudnn: true, kernels: ['k'] },
+        { id: 'r', status: 'ok', medianMs: 2, reps: 30, usedCudnn: true, firstCallMs: 900 },
         { id: 'r', status: 'ok', medianMs: 1, reps: 30 },
         { id: 'r', status: 'ok', medianMs: 3, reps: 30 },
       ]),
@@ -51,8 +52,9 @@ describe('combineTorchRounds', () => {
       medianMs: 2,
       reps: 90,
       roundsMs: [2, 1, 3],
+      spread: 1,
       usedCudnn: true,
-      kernels: ['k'],
+      firstCallMs: 900,
     });
   });
   it('keeps the rounds it has and says how many failed; with none, the first failure', () => {
@@ -117,11 +119,10 @@ describe.skipIf(!python)('torch_conv3d_bench.py with a stand-in torch (needs pyt
     process.env.PYTHONPATH = saved.PYTHONPATH ?? fakeTorch;
   });
 
-  it('serves rounds of a group: profiled on the first, the same tensors after, then the overhead', async () => {
-    process.env.PYTHONPATH = fakeTorch;
+  it('serves rounds of a group: the first calls timed on the first round, the same tensors after', async () => {
     process.env.FAKE_TORCH_MS_bwData = '0.75';
     const lines: string[] = [];
-    const worker = new TorchWorker('python3', scriptPath, (l) => lines.push(l));
+    const worker = new TorchWorker('python3', scriptPath, (l) => lines.push(l), 'default');
     const turns = workerTurns(worker, settings);
     const started = await turns.start();
     expect(started.error).toBeUndefined();
@@ -129,27 +130,60 @@ describe.skipIf(!python)('torch_conv3d_bench.py with a stand-in torch (needs pyt
       torchVersion: '0.0-fake',
       device: 'Fake GPU',
       cudnn: { version: '9.19.0' },
+      column: 'default',
+      benchmark: false,
     });
-    const first = await turns.round(group, 0);
+    const first = await turns.round(withStep, 0);
     expect(first.map((r) => [r.id, r.status, r.medianMs, r.reps])).toEqual([
       ['small|f16|ndhwc|fw', 'ok', 0.5, 3],
       ['small|f16|ndhwc|bwData', 'ok', 0.75, 3],
       ['small|f16|ndhwc|bwFilter', 'ok', 0.5, 3],
+      ['small|f16|ndhwc|bwStep', 'ok', 0.5, 3],
     ]);
-    expect(first[0]!.kernels?.[0]).toMatch(/^\(profiler failed/);
-    const second = await turns.round(group, 1);
-    expect(second[0]!.kernels).toBeUndefined();
+    expect(first.every((r) => typeof r.firstCallMs === 'number' && r.firstCallMs >= 0)).toBe(true);
+    const second = await turns.round(withStep, 1);
+    expect(second.every((r) => r.firstCallMs === undefined)).toBe(true);
     expect(second[1]!.medianMs).toBe(0.75);
     await turns.release();
     const finished = await turns.finish();
-    expect(finished.overhead.map((o) => [o.side, o.dtype, o.layout])).toEqual([
-      ['torch (F.conv3d)', 'f32', 'ncdhw'],
-      ['torch (F.conv3d)', 'f16', 'ndhwc'],
-    ]);
-    expect(finished.overhead.every((o) => (o.usPerCall ?? 0) > 0)).toBe(true);
+    expect(finished.info?.column).toBe('default');
     expect(worker.dead).toMatch(/^the PyTorch worker exited \(0\)/);
-    expect(lines).toContain('  bwData: 0.7500 ms (cuDNN: None)');
+    expect(lines).toContain('  default bwData: 0.7500 ms (cuDNN: None)');
   });
+
+  it.each([
+    ['default', 'benchmark=False limit=10'],
+    ['tuned', 'benchmark=True limit=0'],
+  ] as const)(
+    'times the %s column with %s and never imports the profiler',
+    async (column, settingsText) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'bench-torch-log-'));
+      const log = path.join(dir, 'calls.log');
+      process.env.FAKE_TORCH_LOG = log;
+      const worker = new TorchWorker('python3', scriptPath, () => {}, column);
+      const turns = workerTurns(worker, settings);
+      expect((await turns.start()).info).toMatchObject({
+        column,
+        benchmark: column === 'tuned',
+        benchmarkLimit: column === 'tuned' ? 0 : 10,
+      });
+      for (let round = 0; round < 2; round++)
+        expect((await turns.round(withStep, round)).map((r) => r.status)).toEqual([
+          'ok',
+          'ok',
+          'ok',
+          'ok',
+        ]);
+      await turns.finish();
+      const calls = readFileSync(log, 'utf8').trim().split('\n');
+      // Two rounds of (warm-up 1 + 3 reps) per pass, one first call per pass, and bwStep's graph.
+      expect(calls.length).toBeGreaterThan(30);
+      expect(new Set(calls.map((c) => c.replace(/^\S+ /, '')))).toEqual(
+        new Set([`${settingsText} profiler=False`]),
+      );
+      expect(calls.filter((c) => c.startsWith('bwStep '))).toHaveLength(2 * (1 + 3) + 1);
+    },
+  );
 
   it('answers a bad request with what it expected, and keeps serving', async () => {
     process.env.FAKE_TORCH_FAIL = 'bwFilter';
@@ -190,7 +224,7 @@ describe.skipIf(!python)('torch_conv3d_bench.py with a stand-in torch (needs pyt
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-batch-'));
     const job = buildTorchJob(
       [group, { case: BIG, dtype: 'tf32', layout: 'ncdhw', passes: ['bwFilter'], sets: 1 }],
-      { label: 'x', warmup: 1, reps: 4, timeBudgetS: 0 },
+      { label: 'x', warmup: 1, reps: 4, timeBudgetS: 0, column: 'default' },
     );
     writeFileSync(path.join(dir, 'job.json'), JSON.stringify(job));
     process.env.FAKE_TORCH_MS = '0.25';
@@ -210,7 +244,11 @@ describe.skipIf(!python)('torch_conv3d_bench.py with a stand-in torch (needs pyt
       ['big|tf32|ncdhw|bwFilter', 'ok', 0.25, 4],
     ]);
     expect(parsed.info.device).toBe('Fake GPU');
-    expect(parsed.overhead).toHaveLength(2);
+    expect(parsed.info.benchmark).toBe(false);
+    // Every pass on both layouts of f32 and f16, in this (fresh) process, as the default column.
+    expect(parsed.overhead).toHaveLength(16);
+    expect(new Set(parsed.overhead.map((o) => o.side))).toEqual(new Set(['torch:default']));
+    expect(parsed.overhead.every((o) => (o.usPerCall ?? 0) > 0)).toBe(true);
     expect(JSON.parse(readFileSync(path.join(dir, 'out.json'), 'utf8')).finished).toBe(true);
   });
 });

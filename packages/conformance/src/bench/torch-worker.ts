@@ -1,22 +1,22 @@
 /**
- * PyTorch as a worker process (`torch_conv3d_bench.py --serve`): one JSON request per line on its
- * stdin, one JSON reply per line on its stdout. `bench --rounds` uses it to take turns with
- * PyTorch group by group, so both sides are timed minutes apart at most, on the same GPU state.
- * Nothing here blocks the event loop, and nothing throws: a failure is a reply with an error.
+ * PyTorch as a worker process (`torch_conv3d_bench.py --serve --column <c>`): one JSON request per
+ * line on its stdin, one JSON reply per line on its stdout. `bench --vs-torch` runs one per PyTorch
+ * column and takes turns with them group by group, round by round, so every side is timed seconds
+ * apart, on the same GPU state. Nothing here blocks the event loop, and nothing throws: a failure
+ * is a reply with an error.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { relativeSpread } from './compare.js';
 import { median } from './math.js';
 import {
   isRecord,
   lineReader,
   parseTorchInfo,
-  parseTorchOverhead,
   parseTorchRows,
   spawnErrorText,
   torchJobRows,
-  torchOverheadItems,
 } from './torch.js';
-import type { BenchGroup, OverheadResult, TorchInfo, TorchRowResult } from './types.js';
+import type { BenchGroup, TorchColumn, TorchInfo, TorchRowResult } from './types.js';
 
 /** A worker's reply: the parsed JSON object, or why there is none. */
 export type WorkerReply =
@@ -38,11 +38,16 @@ export class TorchWorker {
   readonly #exited: Promise<void>;
 
   /**
-   * Spawn `python script --serve`. Its stderr lines go to `onLine`; a spawn failure (a missing
-   * interpreter) shows as the error of the first request.
+   * Spawn `python script --serve --column <column>`. Its stderr lines go to `onLine`; a spawn
+   * failure (a missing interpreter) shows as the error of the first request.
    */
-  constructor(python: string, script: string, onLine: (line: string) => void = () => {}) {
-    this.#child = spawn(python, [script, '--serve'], {
+  constructor(
+    python: string,
+    script: string,
+    onLine: (line: string) => void = () => {},
+    column: TorchColumn = 'tuned',
+  ) {
+    this.#child = spawn(python, [script, '--serve', '--column', column], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: process.env,
     });
@@ -149,23 +154,25 @@ export function parseReply(line: string): WorkerReply {
   return { ok: true, reply: raw };
 }
 
-/** What the runner asks of PyTorch when the two sides take turns (`bench --rounds`). */
+/** What the runner asks of one PyTorch column when the sides take turns. */
 export interface TorchTurns {
-  /** Start PyTorch; its versions and device, or why it cannot run. */
+  /** Start PyTorch; its versions, device and search settings, or why it cannot run. */
   start(): Promise<{ info?: TorchInfo; error?: string; notes: string[] }>;
-  /** One round of a group's rows (profiled on round 0): one result per pass, never throws. */
+  /** One round of a group's rows: one result per pass, never throws. */
   round(group: BenchGroup, round: number): Promise<TorchRowResult[]>;
   /** Free the group's tensors. */
   release(): Promise<void>;
-  /** PyTorch's per-call host cost, and its versions now that a convolution has loaded cuDNN. */
-  finish(): Promise<{ info?: TorchInfo; overhead: OverheadResult[]; notes: string[] }>;
+  /** Its versions now that a convolution has loaded cuDNN; the worker is closed after. */
+  finish(): Promise<{ info?: TorchInfo; notes: string[] }>;
+  /** Close the worker (after a failed start). */
+  close(): Promise<void>;
 }
 
 /** The settings the worker's requests carry. */
 export interface TurnSettings {
   warmup: number;
   reps: number;
-  /** Per request, ms; the first round of a group includes cuDNN's benchmark search. */
+  /** Per request, ms; the first round of a group includes cuDNN's benchmark search (tuned). */
   timeoutMs: number;
 }
 
@@ -181,16 +188,10 @@ export function workerTurns(worker: TorchWorker, settings: TurnSettings): TorchT
       const info = isRecord(hello.reply.info) ? parseTorchInfo(hello.reply.info) : undefined;
       return { ...(info ? { info } : {}), notes: errors.map((e) => `PyTorch: ${e}`) };
     },
-    async round(group, round) {
+    async round(group) {
       const rows = torchJobRows(group);
       const reply = await worker.request(
-        {
-          op: 'group',
-          rows,
-          warmup: settings.warmup,
-          reps: settings.reps,
-          profile: round === 0 ? 'all' : 'none',
-        },
+        { op: 'group', rows, warmup: settings.warmup, reps: settings.reps },
         settings.timeoutMs,
       );
       const errors: string[] = [];
@@ -205,29 +206,24 @@ export function workerTurns(worker: TorchWorker, settings: TurnSettings): TorchT
       await worker.request({ op: 'release' }, settings.timeoutMs);
     },
     async finish() {
-      const reply = await worker.request(
-        { op: 'overhead', items: torchOverheadItems() },
-        settings.timeoutMs,
-      );
+      const reply = await worker.request({ op: 'hello' }, settings.timeoutMs);
       const notes: string[] = [];
       let info: TorchInfo | undefined;
-      let overhead: OverheadResult[] = [];
-      if (reply.ok) {
-        overhead = parseTorchOverhead(reply.reply.overhead);
-        if (isRecord(reply.reply.info)) info = parseTorchInfo(reply.reply.info);
-      } else {
-        notes.push(`PyTorch's host overhead was not measured: ${reply.error}`);
-      }
+      if (reply.ok && isRecord(reply.reply.info)) info = parseTorchInfo(reply.reply.info);
+      else if (!reply.ok) notes.push(`PyTorch's versions were not read at the end: ${reply.error}`);
       await worker.close();
-      return { ...(info ? { info } : {}), overhead, notes };
+      return { ...(info ? { info } : {}), notes };
+    },
+    async close() {
+      await worker.close();
     },
   };
 }
 
 /**
  * One row's PyTorch results over the rounds as one result: the median of the round medians, each
- * round's median in `roundsMs`, the first round's kernels and cuDNN verdict. A row with a failed
- * round keeps the rounds it has; one with none is the first failure.
+ * round's median in `roundsMs`, the first round's first-call time and cuDNN verdict. A row with a
+ * failed round keeps the rounds it has; one with none is the first failure.
  */
 export function combineTorchRounds(rounds: readonly TorchRowResult[]): TorchRowResult {
   const timed = rounds.filter((r) => r.status === 'ok' && typeof r.medianMs === 'number');
@@ -240,6 +236,7 @@ export function combineTorchRounds(rounds: readonly TorchRowResult[]): TorchRowR
     medianMs: median(roundsMs),
     reps: timed.reduce((sum, r) => sum + (r.reps ?? 0), 0),
     roundsMs,
+    ...(roundsMs.length > 1 ? { spread: relativeSpread(roundsMs) } : {}),
   };
   delete combined.note;
   if (timed.length < rounds.length) {

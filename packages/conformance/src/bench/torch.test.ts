@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError } from '@baracuda/types';
@@ -27,7 +27,17 @@ describe('buildTorchJob', () => {
   it('lists every row with the suite spelling, the same reps and rotation sets', () => {
     const job = buildTorchJob(groups, { label: 'system', warmup: 5, reps: 30, timeBudgetS: 0 });
     expect(job.version).toBe(1);
-    expect(job.profile).toBe('all');
+    expect(job.column).toBe('tuned');
+    expect(
+      buildTorchJob(groups, { label: 'x', warmup: 1, reps: 1, timeBudgetS: 0, column: 'default' })
+        .column,
+    ).toBe('default');
+    // Host overhead: every pass on both layouts of a strict and a half dtype.
+    expect(job.overhead.map((o) => `${o.dtype} ${o.layout} ${o.pass}`)).toHaveLength(16);
+    expect(new Set(job.overhead.map((o) => o.layout))).toEqual(new Set(['ncdhw', 'ndhwc']));
+    expect(new Set(job.overhead.map((o) => o.pass))).toEqual(
+      new Set(['fw', 'bwData', 'bwFilter', 'bwStep']),
+    );
     expect(job.rows.map((r) => [r.id, r.sets])).toEqual([
       ['small|f16|ndhwc|fw', 64],
       ['small|f16|ndhwc|bwData', 64],
@@ -45,10 +55,39 @@ describe('buildTorchJob', () => {
       dil: [1, 1, 1],
       groups: 8,
     });
-    expect(job.overhead.map((o) => [o.dtype, o.layout, o.calls, o.trials])).toEqual([
+    expect(
+      job.overhead
+        .filter((o) => o.pass === 'fw')
+        .map((o) => [o.dtype, o.layout, o.calls, o.trials]),
+    ).toEqual([
       ['f32', 'ncdhw', 1000, 5],
+      ['f32', 'ndhwc', 1000, 5],
+      ['f16', 'ncdhw', 1000, 5],
       ['f16', 'ndhwc', 1000, 5],
     ]);
+  });
+});
+
+describe('torch_conv3d_bench.py set-up (static)', () => {
+  const source = readFileSync(path.resolve(__dirname, '../../bench/torch_conv3d_bench.py'), 'utf8');
+  // The code after the module docstring (which says why there is no profiler).
+  const code = source.slice(source.indexOf('"""', source.indexOf('"""') + 3) + 3);
+
+  it('imports and calls no profiler anywhere: every process of it times', () => {
+    expect(code).not.toMatch(/torch\.profiler|profiler|ProfilerActivity|\bprofile\(/);
+    expect(code).not.toMatch(/\bcupti\b|autograd\.profiler/i);
+  });
+
+  it('sets the search per column once, for the life of the process', () => {
+    const configure = code.slice(
+      code.indexOf('def configure_column'),
+      code.indexOf('class TorchSide'),
+    );
+    expect(configure).toContain('cudnn.benchmark = True');
+    expect(configure).toContain('cudnn.benchmark_limit = 0');
+    expect(configure).toContain('cudnn.benchmark = False');
+    // Nothing else in the script touches the search settings.
+    expect(code.match(/benchmark(_limit)? = /g)).toHaveLength(3);
   });
 });
 
@@ -63,7 +102,10 @@ describe('parseTorchResults', () => {
         path: '/x/libcudnn.so.9',
         libraries: ['/x/libcudnn.so.9', 3],
         enabled: true,
+        benchmark: true,
+        benchmarkLimit: 0,
       },
+      column: 'tuned',
       rows: [
         {
           id: 'a|f16|ndhwc|fw',
@@ -72,7 +114,7 @@ describe('parseTorchResults', () => {
           reps: 30,
           usedCudnn: true,
           backend: 'ConvBackend.Cudnn',
-          kernels: ['sm90_xmma_fprop', 7],
+          firstCallMs: 812.5,
         },
         { id: 'a|f16|ndhwc|bwData', status: 'ok' },
         { id: 'a|f16|ndhwc|bwFilter', status: 'weird', note: 'RuntimeError: OOM' },
@@ -85,7 +127,16 @@ describe('parseTorchResults', () => {
         },
       ],
       overhead: [
-        { id: 'tiny', dtype: 'f32', layout: 'ncdhw', usPerCall: 31.5, trialsUs: [31, 31.5, 40] },
+        {
+          id: 'tiny',
+          dtype: 'f32',
+          layout: 'ncdhw',
+          pass: 'bwStep',
+          column: 'default',
+          usPerCall: 31.5,
+          trialsUs: [31, 31.5, 40],
+        },
+        { id: 'tiny', dtype: 'f16', layout: 'ndhwc', usPerCall: 20 },
         'x',
       ],
       errors: ['something odd'],
@@ -97,6 +148,9 @@ describe('parseTorchResults', () => {
       cudnnLibraries: ['/x/libcudnn.so.9'],
       cudnnEnabled: true,
       device: 'NVIDIA H200',
+      column: 'tuned',
+      benchmark: true,
+      benchmarkLimit: 0,
     });
     expect(parsed.rows).toEqual([
       {
@@ -106,7 +160,7 @@ describe('parseTorchResults', () => {
         reps: 30,
         usedCudnn: true,
         backend: 'ConvBackend.Cudnn',
-        kernels: ['sm90_xmma_fprop'],
+        firstCallMs: 812.5,
       },
       { id: 'a|f16|ndhwc|bwData', status: 'error', note: 'no medianMs in the PyTorch results' },
       { id: 'a|f16|ndhwc|bwFilter', status: 'error', note: 'RuntimeError: OOM' },
@@ -120,12 +174,15 @@ describe('parseTorchResults', () => {
     expect(parsed.overhead).toEqual([
       {
         id: 'tiny',
-        side: 'torch (F.conv3d)',
+        side: 'torch:default',
         dtype: 'f32',
         layout: 'ncdhw',
+        pass: 'bwStep',
         usPerCall: 31.5,
         trialsUs: [31, 31.5, 40],
       },
+      // A reply that does not say its column or pass: the tuned column's forward (the old format).
+      { id: 'tiny', side: 'torch:tuned', dtype: 'f16', layout: 'ndhwc', pass: 'fw', usPerCall: 20 },
     ]);
     expect(parsed.errors).toEqual(['PyTorch row 3 has no id; ignored', 'something odd']);
   });
@@ -243,7 +300,7 @@ describe.skipIf(!python)('torch_conv3d_bench.py --check-job (needs python3, not 
     const summary = JSON.parse(run.stdout);
     expect(summary.rows).toBe(3);
     expect(summary.groups).toBe(2);
-    expect(summary.overhead).toBe(2);
+    expect(summary.overhead).toBe(16);
     expect(summary.ids).toEqual([
       'small|f16|ndhwc|fw',
       'small|f16|ndhwc|bwData',
@@ -315,7 +372,7 @@ describe.skipIf(!python)('torch_conv3d_bench.py --check-job (needs python3, not 
     const run = spawnSync('python3', [scriptPath, jobPath, '--check-job'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(
-      "Expected one of fw, bwData, bwFilter for rows[1].pass but received 'sideways'",
+      "Expected one of fw, bwData, bwFilter, bwStep for rows[1].pass but received 'sideways'",
     );
   });
 });

@@ -15,6 +15,7 @@ import type {
   BenchLayout,
   BenchPass,
   OverheadResult,
+  TorchColumn,
   TorchInfo,
   TorchRowResult,
 } from './types.js';
@@ -37,6 +38,7 @@ export interface TorchJobOverhead {
   case: TorchCase;
   dtype: BenchDtype;
   layout: BenchLayout;
+  pass: BenchPass;
   calls: number;
   trials: number;
 }
@@ -49,11 +51,8 @@ export interface TorchJob {
   reps: number;
   /** Stop starting new rows after this many seconds (0: no limit). */
   timeBudgetS: number;
-  /**
-   * Profile one iteration per row to see which kernels ran: none, half (f16/bf16 rows), all.
-   * `bench` asks for all: PyTorch's kernel names are how a row we lose is explained.
-   */
-  profile: 'none' | 'half' | 'all';
+  /** The PyTorch column the process is (see TorchColumn). */
+  column: TorchColumn;
   rows: TorchJobRow[];
   overhead: TorchJobOverhead[];
 }
@@ -72,9 +71,11 @@ export const TINY_CASE: BenchCase = {
   groups: 1,
 };
 
-/** Tiny-problem variants measured for host overhead. */
+/** Tiny-problem variants measured for host overhead: both layouts, a strict and a half dtype. */
 export const OVERHEAD_PROBLEMS: ReadonlyArray<{ dtype: BenchDtype; layout: BenchLayout }> = [
   { dtype: 'f32', layout: 'ncdhw' },
+  { dtype: 'f32', layout: 'ndhwc' },
+  { dtype: 'f16', layout: 'ncdhw' },
   { dtype: 'f16', layout: 'ndhwc' },
 ];
 
@@ -93,19 +94,27 @@ export function torchJobRows(group: BenchGroup): TorchJobRow[] {
   }));
 }
 
-/** The tiny problems whose per-call host cost PyTorch measures. */
-export function torchOverheadItems(): TorchJobOverhead[] {
-  return OVERHEAD_PROBLEMS.map((p) => ({
-    id: TINY_CASE.name,
-    case: toFileCase(TINY_CASE),
-    dtype: p.dtype,
-    layout: p.layout,
-    calls: OVERHEAD_CALLS,
-    trials: OVERHEAD_TRIALS,
-  }));
+/** The tiny problems × passes whose per-call host cost PyTorch measures. */
+export function torchOverheadItems(
+  passes: readonly BenchPass[] = ['fw', 'bwData', 'bwFilter', 'bwStep'],
+): TorchJobOverhead[] {
+  return OVERHEAD_PROBLEMS.flatMap((p) =>
+    passes.map((pass) => ({
+      id: TINY_CASE.name,
+      case: toFileCase(TINY_CASE),
+      dtype: p.dtype,
+      layout: p.layout,
+      pass,
+      calls: OVERHEAD_CALLS,
+      trials: OVERHEAD_TRIALS,
+    })),
+  );
 }
 
-/** The job for the python script: the same rows, reps, warm-up and rotation sets as ours. */
+/**
+ * A job for the python script's batch run: the same rows, reps, warm-up and rotation sets as
+ * ours, and the host-overhead items (`bench` sends only those, to a fresh process per column).
+ */
 export function buildTorchJob(
   groups: readonly BenchGroup[],
   settings: {
@@ -113,7 +122,8 @@ export function buildTorchJob(
     warmup: number;
     reps: number;
     timeBudgetS: number;
-    profile?: TorchJob['profile'];
+    column?: TorchColumn;
+    overhead?: TorchJobOverhead[];
   },
 ): TorchJob {
   return {
@@ -122,9 +132,9 @@ export function buildTorchJob(
     warmup: settings.warmup,
     reps: settings.reps,
     timeBudgetS: settings.timeBudgetS,
-    profile: settings.profile ?? 'all',
+    column: settings.column ?? 'tuned',
     rows: groups.flatMap(torchJobRows),
-    overhead: torchOverheadItems(),
+    overhead: settings.overhead ?? torchOverheadItems(),
   };
 }
 
@@ -160,6 +170,9 @@ export function parseTorchInfo(raw: Record<string, unknown>): TorchInfo {
       : [],
     cudnnEnabled: typeof cudnn.enabled === 'boolean' ? cudnn.enabled : null,
     device: str(raw.device),
+    ...(raw.column === 'default' || raw.column === 'tuned' ? { column: raw.column } : {}),
+    ...(typeof cudnn.benchmark === 'boolean' ? { benchmark: cudnn.benchmark } : {}),
+    ...(typeof cudnn.benchmarkLimit === 'number' ? { benchmarkLimit: cudnn.benchmarkLimit } : {}),
   };
 }
 
@@ -183,8 +196,8 @@ export function parseTorchRows(raw: unknown[], errors: string[]): TorchRowResult
     if (reps !== undefined) row.reps = reps;
     if (typeof r.usedCudnn === 'boolean' || r.usedCudnn === null) row.usedCudnn = r.usedCudnn;
     if (typeof r.backend === 'string') row.backend = r.backend;
-    if (Array.isArray(r.kernels))
-      row.kernels = r.kernels.filter((k): k is string => typeof k === 'string');
+    const first = num(r.firstCallMs);
+    if (first !== undefined) row.firstCallMs = first;
     if (typeof r.note === 'string' && !row.note) row.note = r.note;
     rows.push(row);
   });
@@ -199,9 +212,10 @@ export function parseTorchOverhead(raw: unknown): OverheadResult[] {
     if (!isRecord(o) || typeof o.id !== 'string') continue;
     const entry: OverheadResult = {
       id: o.id,
-      side: 'torch (F.conv3d)',
+      side: `torch:${o.column === 'default' ? 'default' : 'tuned'}`,
       dtype: (o.dtype as BenchDtype) ?? 'f32',
       layout: (o.layout as BenchLayout) ?? 'ncdhw',
+      pass: (o.pass as BenchPass) ?? 'fw',
     };
     const us = num(o.usPerCall);
     if (us !== undefined) entry.usPerCall = us;

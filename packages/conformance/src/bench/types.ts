@@ -8,8 +8,11 @@ import type { SuiteCase } from '../suite/index.js';
 export type BenchDtype = 'f32' | 'tf32' | 'f16' | 'bf16' | 'f64';
 /** Memory layouts of activations. */
 export type BenchLayout = 'ncdhw' | 'ndhwc';
-/** The three convolution passes. */
-export type BenchPass = 'fw' | 'bwData' | 'bwFilter';
+/**
+ * The convolution passes: forward, backward-data, backward-filter, and `bwStep`, the backward of a
+ * training step (dX and dW: our runBwData then runDw; PyTorch's one autograd backward).
+ */
+export type BenchPass = 'fw' | 'bwData' | 'bwFilter' | 'bwStep';
 /** Algorithm modes of `Conv3dPlan` (`PlanPreference.algorithm`). */
 export type BenchMode = 'pinned' | 'heuristic' | 'autotune';
 /** Where our timed calls write: one output per group, or one per input set. */
@@ -17,8 +20,62 @@ export type BenchOutputs = 'shared' | 'rotated';
 
 export const ALL_DTYPES: readonly BenchDtype[] = ['f32', 'tf32', 'f16', 'bf16', 'f64'];
 export const ALL_LAYOUTS: readonly BenchLayout[] = ['ncdhw', 'ndhwc'];
-export const ALL_PASSES: readonly BenchPass[] = ['fw', 'bwData', 'bwFilter'];
+export const ALL_PASSES: readonly BenchPass[] = ['fw', 'bwData', 'bwFilter', 'bwStep'];
 export const ALL_MODES: readonly BenchMode[] = ['pinned', 'heuristic', 'autotune'];
+
+/**
+ * PyTorch's two columns: `default`, `torch.backends.cudnn.benchmark = False` (PyTorch as a user
+ * gets it); `tuned`, `benchmark = True` with `benchmark_limit = 0` (every engine config tried).
+ */
+export type TorchColumn = 'default' | 'tuned';
+export const TORCH_COLUMNS: readonly TorchColumn[] = ['default', 'tuned'];
+/** Our mode each PyTorch column is the peer of. */
+export const PEER_MODE: Readonly<Record<TorchColumn, BenchMode>> = {
+  default: 'heuristic',
+  tuned: 'autotune',
+};
+
+/** A comparison's verdict: win or loss only when every round agrees beyond the round spread. */
+export type Verdict = 'win' | 'loss' | 'parity';
+
+/** Where and on what a measurement was made; every row carries it. */
+export interface Provenance {
+  /** The commit the measured code was built from (`<sha>`, `<sha>-dirty`, or `unknown`). */
+  commit: string;
+  /** When the report started (ISO 8601). */
+  date: string;
+  gpu: string;
+  /** The NVIDIA driver version (`nvidia-smi`), or null when unknown. */
+  driver: string | null;
+  cudnnOurs: string | null;
+  cudnnTorch: string | null;
+}
+
+/** The autotune cache our autotune mode started from. */
+export interface AutotuneCacheState {
+  /** `cold`: no file or no entries, so every autotune select tuned; `carried`: entries were there. */
+  state: 'cold' | 'carried' | 'mixed';
+  path: string | null;
+  entriesAtStart: number;
+}
+
+/** One of our modes against its PyTorch peer on one row. */
+export interface PeerComparison {
+  column: TorchColumn;
+  mode: BenchMode;
+  oursMs: number;
+  torchMs: number;
+  /** ours / torch (medians of the rounds). */
+  ratio: number;
+  /** ours / torch round by round (the two sides took turns). */
+  roundRatios: number[];
+  /**
+   * The larger of the two sides' relative round spreads, (max - min) / median of each side's round
+   * medians; 0 with a single round.
+   */
+  spread: number;
+  verdict: Verdict;
+}
 
 /** One convolution shape: a case of a suite (the bench takes the suite loader's cases as they are). */
 export type BenchCase = SuiteCase;
@@ -60,6 +117,8 @@ export interface ModeResult {
   selectMs?: number;
   /** With `--rounds` above 1: each round's median, ms, in order (medianMs is their median). */
   roundsMs?: number[];
+  /** With `--rounds` above 1: (max - min) / median of roundsMs. */
+  spread?: number;
   /** Why it was capped, skipped, unsupported or failed. */
   note?: string;
 }
@@ -78,16 +137,12 @@ export interface BenchRowResult extends BenchRowKey {
   floorMs?: number;
   /** floor / best time; 1.0 means the row runs at the roofline floor. */
   floorFraction?: number;
-  torch?: TorchRowResult;
-  /** best / torch. */
-  ratioBest?: number;
-  /** mode / torch, per mode that produced a time. */
-  ratioByMode?: Partial<Record<BenchMode, number>>;
-  /**
-   * With rounds taken in turns: best mode / torch within each round (the two sides timed back to
-   * back), lowest and highest. A row over 1.00× in its best round lost every round.
-   */
-  roundRatios?: { min: number; max: number; rounds: number };
+  /** PyTorch's result per column. */
+  torch?: Partial<Record<TorchColumn, TorchRowResult>>;
+  /** Each PyTorch column against its peer mode of ours, where both produced a time. */
+  peers?: Partial<Record<TorchColumn, PeerComparison>>;
+  /** The commit, date, GPU, driver and cuDNN versions the row was measured with. */
+  provenance?: Provenance;
   /** In a merged report: the report the row came from (`<label> started <time>`). */
   source?: string;
 }
@@ -102,10 +157,15 @@ export interface TorchRowResult {
   usedCudnn?: boolean | null;
   /** PyTorch's convolution backend for the row (`torch._C._select_conv_backend`), when known. */
   backend?: string | null;
-  /** A few GPU kernel names from one profiled iteration, when profiled. */
-  kernels?: string[];
+  /**
+   * Wall ms of the first call on this group (synchronized): with `benchmark = True` it includes
+   * cuDNN's search, PyTorch's time to a plan.
+   */
+  firstCallMs?: number;
   /** With `--rounds` above 1: each round's median, ms, in order (medianMs is their median). */
   roundsMs?: number[];
+  /** With `--rounds` above 1: (max - min) / median of roundsMs. */
+  spread?: number;
   note?: string;
 }
 
@@ -119,13 +179,15 @@ export interface BenchPeaks {
   gemmNotes: Partial<Record<BenchDtype, string>>;
 }
 
-/** Per-call host cost of enqueuing `runFw` on a tiny problem. */
+/** Per-call host cost of enqueuing one pass on a tiny problem. */
 export interface OverheadResult {
   id: string;
-  /** `ours:heuristic`, `ours:pinned`, `torch`. */
+  /** `ours:heuristic`, `torch:default`, `torch:tuned`. */
   side: string;
   dtype: BenchDtype;
   layout: BenchLayout;
+  /** Absent in reports before every pass was measured: `fw`. */
+  pass?: BenchPass;
   /** Median over trials of µs per call. */
   usPerCall?: number;
   trialsUs?: number[];
@@ -146,6 +208,19 @@ export interface TorchInfo {
   cudnnLibraries: string[];
   cudnnEnabled: boolean | null;
   device: string | null;
+  /** The column the process served, and the search settings it confirmed. */
+  column?: TorchColumn;
+  benchmark?: boolean | null;
+  benchmarkLimit?: number | null;
+}
+
+/** Which groups of the suite a report measured. */
+export interface ShardInfo {
+  /** 1-based. */
+  index: number;
+  count: number;
+  /** The groups (`case:dtype:layout`) of this shard. */
+  groups: string[];
 }
 
 export interface BenchReport {
@@ -153,7 +228,15 @@ export interface BenchReport {
   startedAt: string;
   device: string;
   ours: { cudnn: CudnnIdentity };
-  torch?: TorchInfo;
+  /** PyTorch's versions and settings, per column. */
+  torch?: Partial<Record<TorchColumn, TorchInfo>>;
+  /** Commit, date, GPU, driver, both cuDNN versions (absent in reports from before issue 22). */
+  provenance?: Provenance;
+  autotuneCache?: AutotuneCacheState;
+  /** Every group the unsharded run would have measured (the same filters), in order. */
+  suiteGroups?: string[];
+  /** The shard this report measured; absent: all of suiteGroups. In a merged report, absent. */
+  shard?: ShardInfo;
   /** Why the PyTorch side has no results, when it has none. */
   torchError?: string;
   settings: {
@@ -178,6 +261,8 @@ export interface BenchReport {
      * PyTorch's whole run); `mixed`: a merged report whose reports differ.
      */
     rounds?: number | 'mixed';
+    /** `dtype:layout` of the groups the tuned pair ran on; absent: every group. */
+    tunedOn?: string[];
   };
   peaks: BenchPeaks;
   overhead: OverheadResult[];
@@ -187,22 +272,25 @@ export interface BenchReport {
 }
 
 export interface GeomeanEntry {
-  /** `all`, `dtype=f16`, `pass=fw`, `mode=heuristic`, `torch-used-cudnn`. */
+  /** `all`, `torch ≥ 0.2 ms`, `pass=fw`, ... */
   scope: string;
   geomean: number;
   count: number;
 }
 
+/** One PyTorch column against its peer mode over the compared rows. */
+export interface PeerSummary {
+  column: TorchColumn;
+  mode: BenchMode;
+  /** Geometric means of ours / torch: over all rows, over rows with torch ≥ 0.2 ms, per pass. */
+  geomeans: GeomeanEntry[];
+  wins: number;
+  losses: number;
+  parity: number;
+  /** The lost rows, `id ratio× (rounds a–b×, spread s%)`, worst first. */
+  lossRows: string[];
+}
+
 export interface ComparisonSummary {
-  /** Geometric means of best/torch. */
-  best: GeomeanEntry[];
-  /** Geometric means of mode/torch, one entry per mode (scope `mode=<m>`). */
-  byMode: GeomeanEntry[];
-  /** Rows where PyTorch used cuDNN and our best mode is slower than PyTorch. */
-  losses: string[];
-  /** Of `losses`, the rows measured in turns that lost every round (their best round over 1.00×). */
-  lossesEveryRound?: string[];
-  /** The issue's goals: best ≤ 1.00× on every cuDNN row, geomean ≤ 0.90×. */
-  goalEveryRow: boolean;
-  goalGeomean: boolean;
+  peers: PeerSummary[];
 }

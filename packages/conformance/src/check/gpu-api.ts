@@ -107,6 +107,11 @@ export interface GpuUnavailable {
   readonly reason: string;
   /** Human-readable lines: the driver probe, the cuDNN probe, every path searched. */
   readonly details: readonly string[];
+  /**
+   * What to do, in the libraries' own words (the "Possible solutions" of their
+   * LibraryNotFoundError: the apt command, BARACUDA_CUDA_DRIVER_LIBRARY, `--gpus all`, …).
+   */
+  readonly solutions?: readonly string[];
 }
 
 export type GpuOpenResult = { readonly available: true; readonly api: GpuApi } | GpuUnavailable;

@@ -12,6 +12,22 @@ import { storageElement } from './tolerances.js';
 export interface OpenGpuOptions {
   /** CUDA device ordinal. Defaults to `0`. */
   ordinal?: number;
+  /**
+   * Receives autotune's progress lines (Conv3dPlan's `onProgress`). Defaults to `undefined`:
+   * the plan's own default (lines on stderr after 1 s of tuning).
+   */
+  onProgress?: (message: string) => void;
+}
+
+/** @internal The "Possible solutions" lines of a LibraryNotFoundError's message, or []. */
+export function solutionsOf(message: string | null | undefined): string[] {
+  const at = message?.indexOf('\nPossible solutions:\n') ?? -1;
+  if (!message || at < 0) return [];
+  return message
+    .slice(at + '\nPossible solutions:\n'.length)
+    .split('\n')
+    .filter((line) => line.startsWith('  - '))
+    .map((line) => line.slice(4));
 }
 
 /** @internal Format a CUDA driver version number (12040 → "12.4"). */
@@ -57,8 +73,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function unavailable(reason: string, details: string[]): GpuOpenResult {
-  return { available: false, reason, details };
+function unavailable(reason: string, details: string[], solutions: string[] = []): GpuOpenResult {
+  return { available: false, reason, details, solutions };
+}
+
+/** cuDNN's own "Possible solutions": `load()` throws them when the probe found no cuDNN. */
+export function cudnnSolutions(
+  cudnn: Pick<typeof import('@baracuda/cudnn-sys'), 'load'>,
+): string[] {
+  try {
+    cudnn.load();
+    return [];
+  } catch (error) {
+    return solutionsOf(errorText(error));
+  }
 }
 
 /**
@@ -79,10 +107,12 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
     return unavailable(
       'the baracuda GPU packages could not be loaded',
       errorText(error).split('\n'),
+      solutionsOf(errorText(error)),
     );
   }
 
   const details: string[] = [];
+  const solutions: string[] = [];
   let driverOk = false;
   let cudnnOk = false;
   let driverVersion = 'unknown';
@@ -96,6 +126,7 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
     if (!probe.available) {
       const searched = formatSearched(probe.searched);
       if (searched.length > 0) details.push('  searched:', ...searched);
+      solutions.push(...solutionsOf(probe.reason));
     } else if (!driverOk) {
       details.push(`  device ordinal ${ordinal} does not exist (${probe.deviceCount} device(s))`);
     }
@@ -117,6 +148,7 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
     if (!probe.available) {
       const tried = formatSearched(probe.tried);
       if (tried.length > 0) details.push('  searched:', ...tried);
+      solutions.push(...cudnnSolutions(cudnn));
     }
   } catch (error) {
     details.push(`cuDNN: probe failed: ${errorText(error)}`);
@@ -125,7 +157,7 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
     const missing = [!driverOk ? 'no usable CUDA GPU' : '', !cudnnOk ? 'no cuDNN 9' : '']
       .filter(Boolean)
       .join(' and ');
-    return unavailable(`${missing} found`, details);
+    return unavailable(`${missing} found`, details, [...new Set(solutions)]);
   }
 
   try {
@@ -179,6 +211,7 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
           .withGroups(p.groups)
           .withLayout(p.layout);
         const plan = await kernels.Conv3dPlan.select(stream as Stream, descriptor, {
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
           algorithm: request.algorithm,
           allowTf32: request.dtype === 'tf32',
           deterministic: request.deterministic ?? false,
@@ -207,4 +240,107 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
     details.push(`opening device ${ordinal} failed: ${errorText(error)}`);
     return unavailable(`device ${ordinal} could not be opened`, details);
   }
+}
+
+/** What `baracuda doctor` reports: the GPU stack as this process finds it. */
+export interface StackReport {
+  readonly driver: {
+    readonly available: boolean;
+    /** e.g. "13.0", or null when no driver loaded. */
+    readonly version: string | null;
+    readonly libraryPath: string | null;
+    /** The first line of why it is unavailable, or null. */
+    readonly reason: string | null;
+  };
+  readonly devices: ReadonlyArray<{
+    readonly ordinal: number;
+    readonly name: string;
+    readonly computeCapability: string;
+    readonly totalMemory: number;
+  }>;
+  readonly cudnn: {
+    readonly available: boolean;
+    /** e.g. "9.14.0", or null. */
+    readonly version: string | null;
+    readonly libraryPath: string | null;
+    readonly reason: string | null;
+  };
+  /** Known cuDNN defects whose version range holds the loaded cuDNN (kernels' CONV3D_ERRATA). */
+  readonly errata: ReadonlyArray<{ readonly id: string; readonly description: string }>;
+  /** What to do, in the libraries' own words; empty when nothing is missing. */
+  readonly solutions: readonly string[];
+}
+
+/** Inspect the driver, the GPUs, cuDNN and the errata in force. Never throws. */
+export async function inspectStack(): Promise<StackReport> {
+  let driver: typeof import('@baracuda/driver');
+  let cudnn: typeof import('@baracuda/cudnn-sys');
+  let kernels: typeof import('@baracuda/kernels');
+  try {
+    driver = await import('@baracuda/driver');
+    cudnn = await import('@baracuda/cudnn-sys');
+    kernels = await import('@baracuda/kernels');
+  } catch (error) {
+    const reason = firstLine(errorText(error));
+    const missing = { available: false, version: null, libraryPath: null, reason };
+    return {
+      driver: missing,
+      devices: [],
+      cudnn: missing,
+      errata: [],
+      solutions: solutionsOf(errorText(error)),
+    };
+  }
+  const solutions: string[] = [];
+  const gpu = driver.probe();
+  if (!gpu.available) solutions.push(...solutionsOf(gpu.reason));
+  const devices: StackReport['devices'][number][] = [];
+  for (let ordinal = 0; gpu.available && ordinal < gpu.deviceCount; ordinal++) {
+    try {
+      const device = driver.Device.get(ordinal);
+      const { major, minor } = device.computeCapability;
+      devices.push({
+        ordinal,
+        name: device.name,
+        computeCapability: `${major}.${minor}`,
+        totalMemory: device.totalMemory,
+      });
+    } catch (error) {
+      devices.push({
+        ordinal,
+        name: `(${firstLine(errorText(error))})`,
+        computeCapability: '?',
+        totalMemory: 0,
+      });
+    }
+  }
+  const dnn = cudnn.probe();
+  if (!dnn.available) solutions.push(...cudnnSolutions(cudnn));
+  const raw = dnn.version?.raw;
+  const errata =
+    raw === undefined
+      ? []
+      : kernels.CONV3D_ERRATA.filter((e) => raw >= e.fromVersion && raw < e.toVersion).map((e) => ({
+          id: e.id,
+          description: e.description,
+        }));
+  return {
+    driver: {
+      available: gpu.available,
+      version: gpu.driverVersion === null ? null : formatDriverVersion(gpu.driverVersion),
+      libraryPath: gpu.libraryPath,
+      reason: gpu.available ? null : firstLine(gpu.reason),
+    },
+    devices,
+    cudnn: {
+      available: dnn.available,
+      version: dnn.version
+        ? `${dnn.version.major}.${dnn.version.minor}.${dnn.version.patch}`
+        : null,
+      libraryPath: dnn.libraryPath,
+      reason: dnn.available ? null : firstLine(dnn.reason),
+    },
+    errata,
+    solutions: [...new Set(solutions)],
+  };
 }

@@ -47,7 +47,22 @@ describe('dist/cli.cjs', () => {
     const result = runAlone('--help');
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^Usage: baracuda-conformance <command> \[options\]/);
+    expect(result.stdout).toMatch(/^Usage: baracuda <command> \[options\]/);
+  });
+
+  it('--version prints the package version, inlined at build time', () => {
+    const { version } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
+    );
+    const result = runAlone('--version');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+  });
+
+  it('doctor without a GPU says what to do and exits 1', () => {
+    const result = runAlone('doctor');
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/No GPU run is possible here\. What to do:\n {2}- /);
   });
 
   it('check without a GPU says so and exits non-zero', () => {

@@ -6,11 +6,12 @@ import { ALGO_MODES, type GpuOpenResult, PASSES } from '../check/gpu-api.js';
 import { freshSeed, isSeed } from '../check/host.js';
 import { summaryLine } from '../check/rows.js';
 import { buildCases, LAYOUTS, runCheck, SUITE_NAMES } from '../check/run.js';
+import type { CheckDtype } from '../check/tolerances.js';
 import { CHECK_DTYPES } from '../check/tolerances.js';
 import { parseFlags, parseList, parseNonNegativeInteger, parsePositiveInteger } from './args.js';
-import type { CliIo } from './io.js';
+import { autotuneProgress, type CliIo } from './io.js';
 
-export const CHECK_HELP = `Usage: baracuda-conformance check [options]
+export const CHECK_HELP = `Usage: baracuda check [options]
 
 Checks every plan against the f64 CPU reference on the first GPU: each case x dtype x layout x
 pass x algorithm mode, on fresh random inputs (seeded, printed), with outputs poisoned first.
@@ -87,14 +88,38 @@ export function parseCheckArgs(argv: string[]) {
 
 /** The lines printed when no GPU could be opened. */
 export function noGpuLines(gpu: Extract<GpuOpenResult, { available: false }>): string[] {
-  return [`No GPU: ${gpu.reason}.`, ...gpu.details.map((line) => `  ${line}`)];
+  const solutions = gpu.solutions ?? [];
+  return [
+    `No GPU: ${gpu.reason}.`,
+    ...gpu.details.map((line) => `  ${line}`),
+    ...(solutions.length > 0 ? ['What to do:', ...solutions.map((line) => `  - ${line}`)] : []),
+  ];
+}
+
+/** @internal How many conv rows runCheck will emit (one per pass of each case × dtype × layout × algo). */
+export function countConvRows(
+  cases: ReadonlyArray<{ readonly dtypes?: readonly CheckDtype[] | undefined }>,
+  args: Pick<ReturnType<typeof parseCheckArgs>, 'dtypes' | 'layouts' | 'passes' | 'algos'>,
+): number {
+  const dtypes = args.dtypes ?? CHECK_DTYPES;
+  const perDtype =
+    (args.layouts ?? LAYOUTS).length *
+    (args.algos ?? ALGO_MODES).length *
+    (args.passes ?? PASSES).length;
+  return cases.reduce(
+    (sum, c) => sum + dtypes.filter((d) => !c.dtypes || c.dtypes.includes(d)).length * perDtype,
+    0,
+  );
 }
 
 /** Run `check`. Returns the exit status. */
 export async function checkCommand(
   argv: string[],
   io: CliIo,
-  open: (ordinal: number) => Promise<GpuOpenResult>,
+  open: (
+    ordinal: number,
+    options?: { onProgress?: (message: string) => void },
+  ) => Promise<GpuOpenResult>,
 ): Promise<number> {
   const args = parseCheckArgs(argv);
   if (args.help) {
@@ -108,7 +133,7 @@ export async function checkCommand(
     ...(args.maxMacs ? { maxMacs: args.maxMacs } : {}),
   });
   io.out('baracuda conformance check');
-  const gpu = await open(args.device);
+  const gpu = await open(args.device, { onProgress: autotuneProgress(io) });
   if (!gpu.available) {
     for (const line of noGpuLines(gpu)) io.err(line);
     io.err('Nothing was checked: check needs an NVIDIA GPU with its driver and cuDNN 9.');
@@ -123,6 +148,8 @@ export async function checkCommand(
   );
   io.out('');
   io.out(formatHeader());
+  const total = countConvRows(cases, args);
+  let done = 0;
   const report = await runCheck(gpu.api, {
     cases,
     seed,
@@ -133,8 +160,15 @@ export async function checkCommand(
     ...(args.algos ? { algos: args.algos } : {}),
     ...(args.maxMacs ? { maxMacs: args.maxMacs } : {}),
     ...(args.leakCycles ? { leakCycles: args.leakCycles } : {}),
-    onRow: (row) => io.out(formatRow(row)),
+    onRow: (row) => {
+      io.out(formatRow(row));
+      done += 1;
+      io.status?.(
+        done <= total ? `check ${done}/${total} rows` : `check: extra checks, ${done - total} rows`,
+      );
+    },
   });
+  io.status?.('');
   io.out('');
   const unsupported = report.rows.filter((row) => row.status === 'unsupported');
   if (unsupported.length > 0) {

@@ -24,6 +24,9 @@ const noGpu = async (): Promise<GpuOpenResult> => ({
     '  searched:',
     '    libcuda.so.1: cannot open shared object file',
   ],
+  solutions: [
+    'In a container, run with `--gpus all` (NVIDIA Container Toolkit) so the driver is mounted',
+  ],
 });
 const fakeGpu =
   (faults: FakeGpuFaults = {}) =>
@@ -48,22 +51,49 @@ describe('main', () => {
     expect(await main(['--help'], { io: r.io })).toBe(0);
     expect(r.out).toEqual([MAIN_HELP]);
     expect(await main(['help', 'check'], { io: r.io })).toBe(0);
-    expect(r.out[1]).toMatch(/^Usage: baracuda-conformance check/);
+    expect(r.out[1]).toMatch(/^Usage: baracuda check/);
     expect(await main(['demo', '--help'], { io: r.io })).toBe(0);
-    expect(r.out[2]).toMatch(/^Usage: baracuda-conformance demo/);
+    expect(r.out[2]).toMatch(/^Usage: baracuda demo/);
+    expect(await main(['doctor', '-h'], { io: r.io })).toBe(0);
+    expect(r.out[3]).toMatch(/^Usage: baracuda doctor/);
   });
 
-  it('exits 2 with usage for no command, an unknown command, and bad options', async () => {
+  it('prints the version', async () => {
+    const r = recorder();
+    expect(await main(['--version'], { io: r.io })).toBe(0);
+    expect(await main(['-V'], { io: r.io })).toBe(0);
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    );
+    expect(r.out).toEqual([version, version]);
+  });
+
+  it('exits 2 with the help for no command', async () => {
     const r = recorder();
     expect(await main([], { io: r.io })).toBe(2);
+    expect(r.err).toEqual([MAIN_HELP]);
+  });
+
+  it('answers a typo or a bad option with one line and a hint, and exits 2', async () => {
+    const r = recorder();
+    expect(await main(['chek'], { io: r.io })).toBe(2);
     expect(await main(['nope'], { io: r.io })).toBe(2);
-    expect(r.err[1]).toMatch(/^Unknown command "nope"\./);
     expect(await main(['check', '--dtypes', 'f8'], { io: r.io, open: noGpu })).toBe(2);
-    expect(r.err[2]).toMatch(
-      /^Expected a comma-separated list of f32, tf32, f64, f16, bf16 for --dtypes but received "f8" of type string\n\nUsage: baracuda-conformance check/,
-    );
     expect(await main(['check', '--bogus'], { io: r.io, open: noGpu })).toBe(2);
-    expect(r.err[3]).toMatch(/^Unknown option '--bogus'/);
+    expect(await main(['doctor', 'extra'], { io: r.io })).toBe(2);
+    expect(r.err).toEqual([
+      'baracuda: unknown command "chek". Did you mean "check"?',
+      'Run "baracuda --help" for the commands.',
+      'baracuda: unknown command "nope".',
+      'Run "baracuda --help" for the commands.',
+      'baracuda check: Expected a comma-separated list of f32, tf32, f64, f16, bf16 for --dtypes but received "f8" of type string',
+      'Run "baracuda check --help" for the options.',
+      "baracuda check: Unknown option '--bogus'",
+      'Run "baracuda check --help" for the options.',
+      "baracuda doctor: Unexpected argument 'extra'. This command does not take positional arguments",
+      'Run "baracuda doctor --help" for the options.',
+    ]);
+    expect(r.out).toEqual([]);
   });
 
   it('reports bench not built when the bench module is missing, and runs it otherwise', async () => {
@@ -82,6 +112,13 @@ describe('main', () => {
     });
     expect(await main(['bench', '--quick'], { io: r.io, loadBench: bench })).toBe(7);
     expect(seen).toEqual(['--quick']);
+    // -h works on bench too: bench's own parser is handed --help.
+    await main(['bench', '-h'], { io: r.io, loadBench: bench });
+    expect(seen).toEqual(['--help']);
+    await main(['bench', 'merge', '-h'], { io: r.io, loadBench: bench });
+    expect(seen).toEqual(['merge', '--help']);
+    await main(['help', 'bench'], { io: r.io, loadBench: bench });
+    expect(seen).toEqual(['--help']);
   });
 });
 
@@ -94,8 +131,42 @@ describe('check command', () => {
       '  CUDA driver: unavailable: libcuda.so.1 not found',
       '    searched:',
       '      libcuda.so.1: cannot open shared object file',
+      'What to do:',
+      '  - In a container, run with `--gpus all` (NVIDIA Container Toolkit) so the driver is mounted',
       'Nothing was checked: check needs an NVIDIA GPU with its driver and cuDNN 9.',
     ]);
+  });
+
+  it('shows one updating i/N progress line when stderr is a terminal, and autotune in it', async () => {
+    const r = recorder();
+    const status: string[] = [];
+    let onProgress: ((message: string) => void) | undefined;
+    const open = async (_ordinal: number, options?: { onProgress?: (message: string) => void }) => {
+      onProgress = options?.onProgress;
+      return fakeGpu()();
+    };
+    expect(await main(QUICK, { io: { ...r.io, status: (text) => status.push(text) }, open })).toBe(
+      0,
+    );
+    const rows = r.out.filter((line) => /^tiny/.test(line)).length;
+    expect(status.at(-1)).toBe('');
+    expect(status.at(-2)).toMatch(/^check (\d+)\/\1 rows$/);
+    expect(status[0]).toMatch(/^check 1\/\d+ rows$/);
+    expect(status.length - 1).toBeGreaterThanOrEqual(rows);
+    onProgress?.('engine 3 0.123 ms');
+    expect(status.at(-1)).toBe('autotune: engine 3 0.123 ms');
+  });
+
+  it('prints autotune progress as plain lines when stderr is not a terminal', async () => {
+    const r = recorder();
+    let onProgress: ((message: string) => void) | undefined;
+    const open = async (_ordinal: number, options?: { onProgress?: (message: string) => void }) => {
+      onProgress = options?.onProgress;
+      return noGpu();
+    };
+    await main(['check'], { io: r.io, open });
+    onProgress?.('engine 3 0.123 ms');
+    expect(r.err.at(-1)).toBe('baracuda autotune: engine 3 0.123 ms');
   });
 
   it('prints the device, the table and the summary line, and writes JSON', async () => {
@@ -209,6 +280,10 @@ describe('demo command', () => {
     expect(r.out[1]).toBe('No GPU: no usable CUDA GPU found.');
     expect(r.out).toContain(
       'Running the CPU reference instead, so you can see what the demo computes.',
+    );
+    // What to do, in the library's own words.
+    expect(r.out).toContain(
+      '  - In a container, run with `--gpus all` (NVIDIA Container Toolkit) so the driver is mounted',
     );
     expect(
       r.out.some((line) =>

@@ -75,7 +75,7 @@ export const DEMO_CONFIGS: ReadonlyArray<{ dtype: CheckDtype; layout: Layout }> 
   { dtype: 'f32', layout: 'ncdhw' },
 ];
 
-export const DEMO_HELP = `Usage: baracuda-conformance demo [options]
+export const DEMO_HELP = `Usage: baracuda demo [options]
 
 Runs one 3-D U-Net layer (n=1, 32->32 channels, 64x64x64, k=3x3x3, pad 1) forward and backward
 (backward-data, backward-filter) on the first GPU, in bf16 channels-last where the plan supports
@@ -285,7 +285,10 @@ export async function gpuDemo(
 export async function demoCommand(
   argv: string[],
   io: CliIo,
-  open: (ordinal: number) => Promise<GpuOpenResult>,
+  open: (
+    ordinal: number,
+    options?: { onProgress?: (message: string) => void },
+  ) => Promise<GpuOpenResult>,
 ): Promise<number> {
   const { values } = parseFlags(argv, {
     reps: { type: 'string' },

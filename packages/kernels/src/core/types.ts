@@ -1,7 +1,5 @@
 /** The vocabulary every layer of a plan shares: what a pass reports, a run's scalars. */
-import type { DeviceSlice } from '@baracuda/types';
 import type { MathPrecision } from '../compat.js';
-import type { StreamLike } from '../sys.js';
 
 /** What a plan chose for one pass. */
 export interface AlgorithmInfo {
@@ -23,13 +21,7 @@ export interface AlgorithmInfo {
   readonly mathPrecision: MathPrecision;
 }
 
-/** A run's common arguments, checked (`userWs` null: the plan's own workspace). */
-export interface RunScalars {
-  alpha: number;
-  beta: number;
-  stream: StreamLike;
-  userWs: DeviceSlice | null;
-}
+export type { RunScalars } from '../run-args.js';
 
 /** What a pass run another way reports: that way's choice, named as the way it runs. */
 export function renamed(info: AlgorithmInfo, suffix: string): AlgorithmInfo {

@@ -49,16 +49,21 @@ export interface Conv3dPlanOptions {
 
 /** The options checked, and their defaults settled, once per select. */
 export function resolveOptions(options: Conv3dPlanOptions | undefined): ResolvedOptions {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+  if (
+    options !== undefined &&
+    (typeof options !== 'object' || options === null || Array.isArray(options))
+  ) {
     throw new InvalidArgumentError('options', 'an object or undefined', options);
   }
   const o = options ?? {};
-  const path = o.autotuneCachePath ?? defaultAutotuneCachePath();
+  // Only undefined takes a default: null is a wrong value like any other.
+  const path = o.autotuneCachePath === undefined ? defaultAutotuneCachePath() : o.autotuneCachePath;
   if (typeof path !== 'string' || path.length === 0) {
     throw new InvalidArgumentError('options.autotuneCachePath', 'a non-empty string', path);
   }
-  const passes = o.passes ?? [...PASSES];
-  if (!Array.isArray(passes) || passes.some((p) => !PASSES.includes(p))) {
+  const passes = o.passes === undefined ? [...PASSES] : o.passes;
+  // Array.from visits holes (as undefined), which some() skips.
+  if (!Array.isArray(passes) || Array.from(passes).some((p) => !PASSES.includes(p))) {
     throw new InvalidArgumentError(
       'options.passes',
       "an array of 'fw', 'bwData' and 'bwFilter'",
@@ -69,12 +74,13 @@ export function resolveOptions(options: Conv3dPlanOptions | undefined): Resolved
     throw new InvalidArgumentError('options.onProgress', 'a function', o.onProgress);
   }
   const ignore =
-    o.ignoreErrata ??
-    (process.env.BARACUDA_IGNORE_ERRATA ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  if (!Array.isArray(ignore) || ignore.some((s) => typeof s !== 'string')) {
+    o.ignoreErrata === undefined
+      ? (process.env.BARACUDA_IGNORE_ERRATA ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : o.ignoreErrata;
+  if (!Array.isArray(ignore) || Array.from(ignore).some((s) => typeof s !== 'string')) {
     throw new InvalidArgumentError('options.ignoreErrata', 'an array of erratum ids', ignore);
   }
   return {
@@ -94,7 +100,7 @@ export function resolveOptions(options: Conv3dPlanOptions | undefined): Resolved
 /** A detour's option: as given, else from `$<env>`, else `'tuned'`; checked either way. */
 function detourOption(value: unknown, name: string, env: string): 'tuned' | 'always' | 'never' {
   const fromEnv = value === undefined ? process.env[env] : undefined;
-  const chosen = value ?? (fromEnv || 'tuned');
+  const chosen = value === undefined ? fromEnv || 'tuned' : value;
   if (chosen !== 'tuned' && chosen !== 'always' && chosen !== 'never') {
     throw new InvalidArgumentError(
       fromEnv ? `$${env}` : `options.${name}`,

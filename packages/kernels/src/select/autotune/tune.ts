@@ -6,7 +6,7 @@
  * nothing: the pass is left to the heuristics, as if never tuned, and the warning says so.
  */
 import { ElementKind } from '@baracuda/types';
-import { autotuneKey, readAutotuneCache, writeAutotuneEntry } from '../../autotune-cache.js';
+import { autotuneKey, readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
 import type { Conv3dPass } from '../../core/pass.js';
 import type { ResolvedOptions } from '../../core/types.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
@@ -149,8 +149,9 @@ export function* tunePass(
   try {
     yield* tuneAll(core, pass, bench, opts, progress, result);
     result.installIn(core, pass);
-    if (result.choice !== null)
-      writeAutotuneEntry(opts.autotuneCachePath, key, encodeChoice(result.choice));
+    if (result.choice !== null) {
+      yield* saveAutotuneEntry(opts.autotuneCachePath, key, encodeChoice(result.choice));
+    }
   } catch (error) {
     result.discard(core);
     tuneFailed(core, pass, error);

@@ -1,0 +1,1 @@
+"""torch.profiler of the fake torch: importable, so a test can see whether the script imports it."""

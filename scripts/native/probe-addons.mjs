@@ -1,0 +1,45 @@
+// Loads both addons of one prebuilt platform package through the libraries' own lookup
+// (BARACUDA_ADDON_DIR=<package folder>) and checks that each addon loaded and that what is missing
+// is the GPU stack (libcuda, libcudnn), not the addon. Run by qemu-arm64-smoke.sh under
+// qemu-aarch64 with an arm64 Node; exits non-zero with the reason otherwise.
+// With BARACUDA_CUDA_DRIVER_LIBRARY set to the fake libcuda (packages/driver/test/fake-libcuda.c
+// built for the same architecture), the driver must instead report its fake devices: that runs the
+// addon's dlopen/dlsym path, which the glibc baseline pins to old symbol versions.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const dir = process.env.BARACUDA_ADDON_DIR;
+if (!dir) throw new Error('probe-addons: set BARACUDA_ADDON_DIR to a native-linux-* package');
+const root = new URL('../../packages/', import.meta.url);
+const require = createRequire(import.meta.url);
+const failures = [];
+
+// 1. The raw addons load here (right architecture, glibc, C++ runtime).
+for (const file of ['baracuda_driver.node', 'baracuda_cudnn.node']) {
+  require(join(dir, file));
+}
+// 2. The libraries probe through them and report no GPU.
+const driver = await import(new URL('driver/dist/index.js', root).href);
+const cudnn = await import(new URL('cudnn-sys/dist/index.js', root).href);
+const gpu = driver.probe();
+const dnn = cudnn.probe();
+console.log(`${process.arch} node ${process.version}`);
+console.log(`driver: available=${gpu.available} devices=${gpu.deviceCount}`);
+console.log(`  ${String(gpu.reason).split('\n')[0]}`);
+console.log(`cudnn:  available=${dnn.available}`);
+console.log(`  ${String(dnn.reason).split('\n')[0]}`);
+const fake = Boolean(process.env.BARACUDA_CUDA_DRIVER_LIBRARY);
+if (fake && !(gpu.available && gpu.deviceCount > 0)) failures.push('expected the fake driver');
+if (!fake && gpu.available) failures.push('expected no CUDA driver under qemu');
+if (dnn.available) failures.push('expected no cuDNN under qemu');
+for (const [name, reason] of [
+  ['driver', gpu.reason],
+  ['cudnn', dnn.reason],
+]) {
+  if (/Could not load baracuda_/.test(String(reason)))
+    failures.push(`${name}: the addon did not load`);
+}
+if (failures.length > 0) {
+  console.error(`probe-addons: ${failures.join('; ')}`);
+  process.exit(1);
+}
