@@ -8,9 +8,9 @@
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { ElementKind, type PlanPreference, Workspace } from '@baracuda/types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AutotuneEntry, autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
