@@ -54,6 +54,10 @@ export class BwDataAsForwardExecutor<P extends InnerPlan = InnerPlan> implements
   built(): AlgorithmInfo | undefined {
     return this.inner.built('fw');
   }
+  /** Dispose the forward problem's plan. */
+  dispose(): void {
+    this.inner.dispose();
+  }
   /** dx = alpha * conv(dy, flipped W) + beta * dx: the flipped filter into scratch, then the forward plan. */
   run(ops: Operands, scalars: RunScalars): void {
     const w = this.flippedFilter(ops.w, scalars.stream);

@@ -21,6 +21,8 @@ export interface PassExecutor {
   run(ops: Operands, scalars: RunScalars): void;
   /** What it runs as built so far (for sku() and precisionGuarantee()); undefined before. */
   built(): AlgorithmInfo | undefined;
+  /** Free what it owns alone (an inner plan); absent where its owner frees it. */
+  dispose?(): void;
 }
 
 /** What an executor works with: one problem, its preference, its device and native resources. */

@@ -102,6 +102,11 @@ export class LayoutDetour<P extends InnerPlan = InnerPlan> {
     return e;
   }
 
+  /** Whether `e` is this detour's executor of some pass. */
+  owns(e: PassExecutor | undefined): boolean {
+    return e !== undefined && [...this.#executors.values()].includes(e);
+  }
+
   /**
    * The inputs transposed into scratch in the other layout, that layout's plan into scratch, and
    * the result transposed into the caller's output. Our transposes move the caller's output in too

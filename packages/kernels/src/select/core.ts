@@ -1,8 +1,8 @@
 /**
  * A problem's plan without its public face: the context its executors share, and per pass the
  * executor that runs it, chosen on first use in the one dispatch order there is (our depthwise
- * kernels, backward-data as a forward pass, the layout detour, cuDNN) from what the selection
- * (heuristic, pinned, or autotune's installed choices) left. A detour's inner problem is a
+ * kernels, the route autotune installed, the layout detour every pass takes, cuDNN) from what the
+ * selection (heuristic, pinned, or autotune's installed choices) left. A detour's inner problem is a
  * PlanCore of its own, sharing the handle.
  */
 import { DisposedError, ElementKind } from '@baracuda/types';
@@ -15,7 +15,6 @@ import { CudnnScope } from '../cudnn/scope.js';
 import { depthwiseUntuned } from '../depthwise.js';
 import type { Conv3dDescriptor } from '../descriptor.js';
 import { type Erratum, errataFor } from '../errata.js';
-import type { BwDataAsForwardExecutor } from '../exec/bwdata-as-fw.js';
 import { CudnnExecutor } from '../exec/cudnn.js';
 import { type DepthwiseExecutor, depthwiseExecutor } from '../exec/depthwise.js';
 import type { ExecContext, InnerPlan, PassExecutor } from '../exec/executor.js';
@@ -33,8 +32,12 @@ interface PassState {
   cudnn: CudnnExecutor | undefined;
   /** What autotune chose (now or from its cache). */
   tuned: TunedChoice | undefined;
-  /** Autotune (now or from its cache) chose the layout detour for this pass. */
-  detour: boolean;
+  /**
+   * The route autotune installed (now or from its cache), or backward-data as forward for every
+   * select (`bwDataAsForward: 'always'`): backward-data as a forward pass, the layout detour, or
+   * any executor a candidate hands over.
+   */
+  installed: PassExecutor | undefined;
 }
 
 /**
@@ -65,8 +68,6 @@ export class PlanCore implements InnerPlan {
   #detour: LayoutDetour<PlanCore> | undefined;
   /** Our layout kernels for this plan's detour: undefined until asked, null when unusable. */
   #layout: LayoutKernels | null | undefined;
-  /** Backward-data as a forward pass, when chosen. */
-  #asForward: BwDataAsForwardExecutor<PlanCore> | undefined;
 
   constructor(
     stream: StreamLike,
@@ -96,7 +97,7 @@ export class PlanCore implements InnerPlan {
       depthwise: undefined,
       cudnn: undefined,
       tuned: undefined,
-      detour: false,
+      installed: undefined,
     });
     this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
     const d = options.detour;
@@ -130,13 +131,17 @@ export class PlanCore implements InnerPlan {
   // -------------------------------------------------------------------------------------------
   // the one dispatch order
 
-  /** The executor that runs `pass`: ours, backward-data as forward, the layout detour, or cuDNN. */
+  /**
+   * The executor that runs `pass`: ours (a depthwise problem's default, or autotune's choice),
+   * else the route installed for it, else the layout detour every pass takes, else cuDNN.
+   */
   executor(pass: Conv3dPass): PassExecutor {
     const depthwise = this.depthwise(pass);
     if (depthwise !== null) return depthwise;
-    if (pass === 'bwData' && this.#asForward !== undefined) return this.#asForward;
-    const detour = this.detourFor(pass);
-    if (detour !== undefined) return detour.executor(pass);
+    const installed = this.#passes[pass].installed;
+    if (installed !== undefined) return installed;
+    const every = this.everyPassDetour;
+    if (every !== undefined) return every.executor(pass);
     return this.cudnn(pass);
   }
 
@@ -144,9 +149,9 @@ export class PlanCore implements InnerPlan {
   built(pass: Conv3dPass): AlgorithmInfo | undefined {
     const st = this.#passes[pass];
     if (st.depthwise) return st.depthwise.built();
-    if (pass === 'bwData' && this.#asForward !== undefined) return this.#asForward.built();
-    const detour = this.detourFor(pass);
-    if (detour !== undefined) return detour.inner.built(pass);
+    if (st.installed !== undefined) return st.installed.built();
+    const every = this.everyPassDetour;
+    if (every !== undefined) return every.inner.built(pass);
     return st.cudnn?.built();
   }
 
@@ -192,20 +197,20 @@ export class PlanCore implements InnerPlan {
     return st.cudnn;
   }
 
-  /** The layout detour when it runs `pass`: every pass, or the passes autotune chose it for. */
-  detourFor(pass: Conv3dPass): LayoutDetour<PlanCore> | undefined {
-    const d = this.#detour;
-    return d !== undefined && (d.every || this.#passes[pass].detour) ? d : undefined;
-  }
-
   /** The detour every pass takes, if there is one. */
   get everyPassDetour(): LayoutDetour<PlanCore> | undefined {
     return this.#detour?.every === true ? this.#detour : undefined;
   }
 
-  /** Backward-data as a forward pass, if chosen. */
-  get asForward(): BwDataAsForwardExecutor<PlanCore> | undefined {
-    return this.#asForward;
+  /** The layout detour when it runs `pass`: every pass, or the passes autotune chose it for. */
+  detourFor(pass: Conv3dPass): LayoutDetour<PlanCore> | undefined {
+    const d = this.#detour;
+    return d !== undefined && (d.every || d.owns(this.#passes[pass].installed)) ? d : undefined;
+  }
+
+  /** The route installed for `pass`, if one is. */
+  installed(pass: Conv3dPass): PassExecutor | undefined {
+    return this.#passes[pass].installed;
   }
 
   /** What autotune chose for `pass`, if it did. */
@@ -214,35 +219,23 @@ export class PlanCore implements InnerPlan {
   }
 
   /**
-   * Autotune's result for one pass, installed in one step: the choice (the cache's entry), the
-   * route it takes, and the tuned cuDNN plan where it found one (kept for the pass's cuDNN
-   * executor, which also serves other alpha/beta/alignment keys).
+   * Autotune's result for one pass, installed in one step: the choice (the cache's entry) and the
+   * route it takes (our depthwise kernels, decided; or an executor a candidate handed over).
    */
   install(
     pass: Conv3dPass,
     choice: TunedChoice,
-    route: {
-      depthwise?: DepthwiseExecutor | null;
-      asForward?: BwDataAsForwardExecutor<PlanCore>;
-      detour?: boolean;
-    },
+    route: { depthwise?: DepthwiseExecutor | null; executor?: PassExecutor },
   ): void {
     const st = this.#passes[pass];
     st.tuned = choice;
     if (route.depthwise !== undefined) st.depthwise = route.depthwise;
-    if (route.asForward !== undefined) this.#asForward = route.asForward;
-    if (route.detour === true) st.detour = true;
+    if (route.executor !== undefined) st.installed = route.executor;
   }
 
-  /** Backward-data as a forward pass for every select with `bwDataAsForward: 'always'`. */
-  useAsForward(asForward: BwDataAsForwardExecutor<PlanCore>): void {
-    this.#asForward = asForward;
-  }
-
-  /** Drop a backward-data-as-forward executor that lost to the layout detour. */
-  dropAsForward(): void {
-    this.#asForward?.inner.dispose();
-    this.#asForward = undefined;
+  /** A route for every select of this plan (backward-data as forward with `'always'`). */
+  useRoute(pass: Conv3dPass, executor: PassExecutor): void {
+    this.#passes[pass].installed = executor;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -287,7 +280,7 @@ export class PlanCore implements InnerPlan {
   /** Drop an autotuned detour no pass took, with its plan and its x and y scratch. */
   dropUnusedDetour(): void {
     const d = this.#detour;
-    if (d === undefined || d.every || PASSES.some((p) => this.#passes[p].detour)) return;
+    if (d === undefined || d.every || PASSES.some((p) => d.owns(this.#passes[p].installed))) return;
     this.#detour = undefined;
     d.inner.dispose();
     this.ctx.scope.dropScratch(['x', 'y']);
@@ -319,7 +312,7 @@ export class PlanCore implements InnerPlan {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#detour?.inner.dispose();
-    this.#asForward?.inner.dispose();
+    for (const pass of PASSES) this.#passes[pass].installed?.dispose?.();
     for (const pass of PASSES) this.#passes[pass].cudnn?.dispose();
     this.ctx.scope.release(this);
   }

@@ -13,6 +13,7 @@ import { bindStream } from '../../cudnn/handle.js';
 import { variantPack } from '../../cudnn/operation-graph.js';
 import { BWDATA_AS_FW_SUFFIX, BwDataAsForwardExecutor } from '../../exec/bwdata-as-fw.js';
 import { type DepthwiseExecutor, depthwiseExecutor } from '../../exec/depthwise.js';
+import type { PassExecutor } from '../../exec/executor.js';
 import type { LayoutDetour } from '../../exec/layout-detour.js';
 import { filterFlip, LayoutKernels } from '../../layout.js';
 import { type BackendDescriptor, cudnn, type TimingEvent } from '../../sys.js';
@@ -144,18 +145,14 @@ export interface TimedCandidate {
   readonly minGain: number;
   /** What the progress line calls it (asked after timing). */
   label(): string;
-  /** The route it installs when it wins. */
-  readonly route: {
-    readonly depthwise?: DepthwiseExecutor;
-    readonly asForward?: BwDataAsForwardExecutor<PlanCore>;
-    readonly detour?: true;
-  };
+  /** The route it installs when it wins: our depthwise kernels, or another executor. */
+  readonly route: { readonly depthwise?: DepthwiseExecutor; readonly executor?: PassExecutor };
   /** Free what it made: a loser, or a winner a later candidate beat. */
   drop(): void;
 }
 
 /** Something autotune times against the rest: made and timed, or null where it does not apply. */
-export type TuneCandidate = (
+export type TimeCandidate = (
   core: PlanCore,
   pass: Conv3dPass,
   bench: TuneBench,
@@ -163,7 +160,25 @@ export type TuneCandidate = (
   progress: (message: string) => void,
 ) => Generator<TimingEvent, TimedCandidate | null, void>;
 
-const depthwiseCandidate: TuneCandidate = function* (core, pass, bench) {
+/** A route autotune times, and makes again from a cache entry naming it. */
+export interface TuneCandidate {
+  readonly kind: TimedCandidate['kind'];
+  readonly time: TimeCandidate;
+  /**
+   * The route again for a cache hit (its inner plans from their own entries), or null where it
+   * does not apply now (then the stale warning names `stale`); absent for our depthwise kernels,
+   * which a plan decides on first use.
+   */
+  readonly fromCache?: (
+    core: PlanCore,
+    pass: Conv3dPass,
+    opts: ResolvedOptions,
+  ) => Generator<TimingEvent, PassExecutor | null, void>;
+  /** What the stale warning calls it, and how it says it does not apply. */
+  readonly stale?: readonly [what: string, tail: string];
+}
+
+const timeDepthwiseCandidate: TimeCandidate = function* (core, pass, bench) {
   const depthwise = depthwiseExecutor(core.ctx, pass);
   if (depthwise === null) return null;
   const ms = yield* timeDepthwise(depthwise, bench);
@@ -177,7 +192,7 @@ const depthwiseCandidate: TuneCandidate = function* (core, pass, bench) {
   };
 };
 
-const bwDataAsForwardCandidate = (tunePass: TunePass): TuneCandidate =>
+const timeBwDataAsForwardCandidate = (tunePass: TunePass): TimeCandidate =>
   function* (core, pass, bench, opts) {
     if (pass !== 'bwData' || opts.bwDataAsForward !== 'tuned') return null;
     const asForward = yield* makeBwDataAsForward(core, opts, tunePass);
@@ -195,7 +210,7 @@ const bwDataAsForwardCandidate = (tunePass: TunePass): TuneCandidate =>
       minGain: DETOUR_MIN_GAIN,
       label: () =>
         `${core.ctx.problem} ${pass}: ${BWDATA_AS_FW_SUFFIX} (${asForward.inner.executor('fw').info().name})`,
-      route: { asForward },
+      route: { executor: asForward },
       drop: () => asForward.inner.dispose(),
     };
   };
@@ -205,15 +220,16 @@ const bwDataAsForwardCandidate = (tunePass: TunePass): TuneCandidate =>
  * One that cannot be timed (no memory for its scratch, say) is left out with a progress line; one
  * that loses stays made until select drops the detours no pass took.
  */
-const layoutDetourCandidate = (tunePass: TunePass): TuneCandidate =>
+const timeLayoutDetourCandidate = (tunePass: TunePass): TimeCandidate =>
   function* (core, pass, bench, opts, progress) {
     if (opts.layoutDetour !== 'tuned' || !core.detourTunable()) return null;
     const other = core.ctx.desc.layout === 'ncdhw' ? 'NDHWC' : 'NCDHW';
     const what = `${core.ctx.problem} ${pass}: via ${other}`;
     let ms: number;
     let name: string;
+    let detour: LayoutDetour<PlanCore>;
     try {
-      const detour = core.ensureDetour();
+      detour = core.ensureDetour();
       yield* tunePass(detour.inner, pass, opts);
       name = detour.inner.executor(pass).info().name;
       ms = yield* timeLayoutDetour(detour, pass, bench);
@@ -226,12 +242,34 @@ const layoutDetourCandidate = (tunePass: TunePass): TuneCandidate =>
       ms,
       minGain: DETOUR_MIN_GAIN,
       label: () => `${what} (${name})`,
-      route: { detour: true },
+      route: { executor: detour.executor(pass) },
       drop: () => {},
     };
   };
 
 /** What autotune times after the graph search, in this order. */
 export function tuneCandidates(tunePass: TunePass): readonly TuneCandidate[] {
-  return [depthwiseCandidate, bwDataAsForwardCandidate(tunePass), layoutDetourCandidate(tunePass)];
+  return [
+    { kind: 'depthwise', time: timeDepthwiseCandidate },
+    {
+      kind: 'bwDataAsForward',
+      time: timeBwDataAsForwardCandidate(tunePass),
+      *fromCache(core, pass, opts) {
+        return pass === 'bwData' ? yield* makeBwDataAsForward(core, opts, tunePass) : null;
+      },
+      stale: [`backward-data ${BWDATA_AS_FW_SUFFIX}`, 'does not apply'],
+    },
+    {
+      kind: 'layoutDetour',
+      time: timeLayoutDetourCandidate(tunePass),
+      *fromCache(core, pass, opts) {
+        if (!core.detourTunable()) return null;
+        const detour = core.ensureDetour();
+        // Its inner plan's choice comes from the cache too (its own entry), or is tuned again.
+        yield* tunePass(detour.inner, pass, opts);
+        return detour.executor(pass);
+      },
+      stale: ['layout detour', 'does not apply here'],
+    },
+  ];
 }

@@ -10,7 +10,6 @@ import { autotuneKey, readAutotuneCache, saveAutotuneEntry } from '../../autotun
 import type { Conv3dPass } from '../../core/pass.js';
 import type { ResolvedOptions } from '../../core/types.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
-import { BWDATA_AS_FW_SUFFIX } from '../../exec/bwdata-as-fw.js';
 import type { GraphExec } from '../../exec/cudnn.js';
 import { engineName, mib } from '../../policy.js';
 import type { TimingEvent } from '../../sys.js';
@@ -35,7 +34,7 @@ export function* prepare(
   const algorithm = core.ctx.preference.algorithm;
   if (opts.bwDataAsForward === 'always' && algorithm !== 'pinned') {
     const asForward = yield* makeBwDataAsForward(tuner, opts, tunePass);
-    if (asForward !== null) tuner.useAsForward(asForward);
+    if (asForward !== null) tuner.useRoute('bwData', asForward);
   }
   if (algorithm === 'autotune') {
     for (const pass of opts.passes) yield* tunePass(tuner, pass, opts);
@@ -57,24 +56,15 @@ function* fromCache(
   cached: TunedChoice,
   opts: ResolvedOptions,
 ): Generator<TimingEvent, void, void> {
-  if (cached.kind === 'layoutDetour') {
-    if (core.detourTunable()) {
-      const detour = core.ensureDetour();
-      // Its inner plan's choice comes from the cache too (its own entry), or is tuned again.
-      yield* tunePass(detour.inner, pass, opts);
-      core.install(pass, cached, { detour: true });
+  const candidate = CANDIDATES.find((c) => c.kind === cached.kind);
+  if (candidate?.fromCache !== undefined) {
+    const executor = yield* candidate.fromCache(core, pass, opts);
+    if (executor !== null) {
+      core.install(pass, cached, { executor });
       return;
     }
-    stale('layout detour', core, pass, 'does not apply here');
-    return;
-  }
-  if (cached.kind === 'bwDataAsForward') {
-    const asForward = pass === 'bwData' ? yield* makeBwDataAsForward(core, opts, tunePass) : null;
-    if (asForward !== null) {
-      core.install(pass, cached, { asForward });
-      return;
-    }
-    stale(`backward-data ${BWDATA_AS_FW_SUFFIX}`, core, pass, 'does not apply');
+    const [what, tail] = candidate.stale ?? [cached.kind, 'does not apply'];
+    stale(what, core, pass, tail);
     return;
   }
   core.install(pass, cached, {});
@@ -105,7 +95,7 @@ export function* tunePass(
   const { ctx } = core;
   const d = ctx.desc;
   // Made already: options.bwDataAsForward is 'always'.
-  if (pass === 'bwData' && core.asForward !== undefined) return;
+  if (core.installed(pass) !== undefined) return;
   const key = autotuneKey({
     problem: d.describe(),
     pass,
@@ -196,8 +186,7 @@ class Tuned {
     const route = this.winner?.route ?? {};
     core.install(pass, this.choice, {
       depthwise: route.depthwise ?? null,
-      asForward: route.asForward,
-      detour: route.detour === true,
+      executor: route.executor,
     });
   }
 
@@ -228,7 +217,7 @@ function* tuneAll(
     result.legacy = searched.legacy;
   }
   for (const candidate of CANDIDATES) {
-    const timed = yield* candidate(core, pass, bench, opts, progress);
+    const timed = yield* candidate.time(core, pass, bench, opts, progress);
     if (timed === null) continue;
     const wins = result.wins(timed);
     progress(`${timed.label()} ${timed.ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
