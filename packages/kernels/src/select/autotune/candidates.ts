@@ -21,6 +21,7 @@ import { DETOUR_MIN_GAIN } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { createCore } from '../create.js';
 import type { TuneBench } from './bench.js';
+import type { TunedChoice } from './cache-codec.js';
 import { TUNE_ROUNDS, timeAsFinalist } from './timing.js';
 
 /** Tunes one pass of a plan (tune.ts's; given here so that the detours' inner plans tune too). */
@@ -139,7 +140,8 @@ export function* timeLayoutDetour(
 
 /** A candidate timed: what it would install, and how it is freed when it does not. */
 export interface TimedCandidate {
-  readonly kind: 'depthwise' | 'bwDataAsForward' | 'layoutDetour';
+  /** The cache's name for it (one of TunedChoice's kinds besides `'engine'`). */
+  readonly kind: Exclude<TunedChoice['kind'], 'engine'>;
   readonly ms: number;
   /** The gain it needs over the best so far: 0 (any faster), or the detours' DETOUR_MIN_GAIN. */
   readonly minGain: number;
