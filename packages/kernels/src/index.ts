@@ -14,6 +14,7 @@ export {
   INT32_MAX,
   stridesFor,
 } from './descriptor.js';
+export { releaseCudnnHandles } from './cudnn/handle.js';
 export {
   CONV3D_ERRATA,
   type CudnnVersionCode,

@@ -215,6 +215,7 @@ async function select(
 
 /** One scenario's trace: its native calls, its results and warnings, the cache after. */
 async function trace(stream: unknown, s: Scenario, cachePath: string): Promise<string[]> {
+  const { releaseCudnnHandles } = await import('./cudnn/handle.js');
   const { DepthwiseKernels } = await import('./depthwise.js');
   const { LayoutKernels } = await import('./layout.js');
   const engines = ENGINES[s.engines]!;
@@ -239,6 +240,7 @@ async function trace(stream: unknown, s: Scenario, cachePath: string): Promise<s
       plan = await select(stream, s, d, cachePath);
     } catch (error) {
       note(`> select threw ${(error as Error).constructor?.name}: ${(error as Error).message}`);
+      attempt('releaseCudnnHandles', () => releaseCudnnHandles());
       return [...lines, ...leaks(), ...cacheLines(cachePath)];
     }
     note('> selected');
@@ -257,6 +259,9 @@ async function trace(stream: unknown, s: Scenario, cachePath: string): Promise<s
     attempt('sku', () => plan.sku());
     attempt('dispose', () => plan.dispose());
     attempt('dispose again', () => plan.dispose());
+    // The device's cuDNN handle outlives its plans (cudnn/handle.ts): destroy it here so that each
+    // scenario starts without one and nothing is left alive.
+    attempt('releaseCudnnHandles', () => releaseCudnnHandles());
     return [...lines, ...leaks(), ...cacheLines(cachePath)];
   } finally {
     spy.mockRestore();
