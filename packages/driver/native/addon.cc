@@ -169,23 +169,22 @@ HostView ArgHostView(const Napi::CallbackInfo& info, size_t index, const char* n
   napi_env env = info.Env();
   void* data = nullptr;
   size_t length = 0;
+  // Raw Node-API on purpose: napi_get_*_info reads the view without running JS
+  // and works for views over a SharedArrayBuffer too (Napi::DataView's
+  // ArrayBuffer() does not).
+  napi_status status = napi_invalid_arg;
   if (value.IsTypedArray()) {
     napi_typedarray_type type;
     size_t elements = 0;
-    napi_value arrayBuffer;
-    size_t offset = 0;
-    NAPI_THROW_IF_FAILED(env,
-                         napi_get_typedarray_info(env, value, &type, &elements, &data,
-                                                  &arrayBuffer, &offset),
-                         HostView{});
-    Napi::TypedArray typed = value.As<Napi::TypedArray>();
-    length = typed.ByteLength();
+    status = napi_get_typedarray_info(env, value, &type, &elements, &data, nullptr, nullptr);
+    if (status == napi_ok) length = value.As<Napi::TypedArray>().ByteLength();
   } else if (value.IsDataView()) {
-    Napi::DataView view = value.As<Napi::DataView>();
-    length = view.ByteLength();
-    data = static_cast<uint8_t*>(view.ArrayBuffer().Data()) + view.ByteOffset();
+    status = napi_get_dataview_info(env, value, &length, &data, nullptr, nullptr);
   } else {
     ThrowType(info.Env(), std::string("Expected a TypedArray or DataView for ") + name);
+  }
+  if (status != napi_ok) {
+    ThrowType(info.Env(), std::string("Could not read the memory of ") + name);
   }
   if (data == nullptr && length > 0) {
     ThrowType(info.Env(), std::string(name) + " is backed by a detached ArrayBuffer");
@@ -333,6 +332,8 @@ struct PinnedState {
   CUcontext context;
   void* pointer;
   size_t byteLength;
+  /** The key of this memory's entry in PinnedRegistry (the ArrayBuffer's finalizer hint). */
+  uint64_t id = 0;
   PinnedState(CUcontext context_, void* pointer_, size_t byteLength_)
       : context(context_), pointer(pointer_), byteLength(byteLength_) {}
   PinnedState(const PinnedState&) = delete;
@@ -342,6 +343,72 @@ struct PinnedState {
     if (Driver().api.cuMemFreeHost != nullptr) Driver().api.cuMemFreeHost(pointer);
   }
 };
+
+/**
+ * The ArrayBuffers' share of page-locked memory, by a unique id. The id, not a
+ * pointer, is the external ArrayBuffer's finalizer hint: whichever of the
+ * finalizer (now, later or never: Node runs it itself when it refuses the
+ * buffer), hostFree or a failed creation removes the entry first drops the
+ * reference, and the others find nothing. No ownership is ever released twice.
+ * Process-wide behind a mutex (workers share it); never destroyed, so nothing
+ * runs at static destruction.
+ */
+class PinnedRegistry {
+ public:
+  static uint64_t Add(std::shared_ptr<PinnedState> state) {
+    Registry& registry = Get();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    uint64_t id = ++registry.nextId;
+    state->id = id;
+    registry.entries.emplace(id, std::move(state));
+    return id;
+  }
+
+  /** Drops the entry's reference (if it is still there); its byte length, or 0. */
+  static size_t Remove(uint64_t id) {
+    std::shared_ptr<PinnedState> released;  // freed outside the lock
+    {
+      Registry& registry = Get();
+      std::lock_guard<std::mutex> lock(registry.mutex);
+      auto found = registry.entries.find(id);
+      if (found == registry.entries.end()) return 0;
+      released = std::move(found->second);
+      registry.entries.erase(found);
+    }
+    return released->byteLength;
+  }
+
+  /** The live page-locked memory holding [data, data + length), or null. */
+  static std::shared_ptr<PinnedState> Containing(const void* data, size_t length) {
+    Registry& registry = Get();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    auto address = reinterpret_cast<uintptr_t>(data);
+    for (const auto& entry : registry.entries) {
+      auto base = reinterpret_cast<uintptr_t>(entry.second->pointer);
+      if (address >= base && length <= entry.second->byteLength &&
+          address - base <= entry.second->byteLength - length) {
+        return entry.second;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  struct Registry {
+    std::mutex mutex;
+    uint64_t nextId = 0;
+    std::map<uint64_t, std::shared_ptr<PinnedState>> entries;
+  };
+  static Registry& Get() {
+    static Registry* registry = new Registry();
+    return *registry;
+  }
+};
+
+/** The external ArrayBuffer's finalizer: no JS, never throws. */
+void FinalizePinnedBuffer(napi_env /*env*/, void* /*data*/, void* hint) {
+  PinnedRegistry::Remove(reinterpret_cast<uint64_t>(hint));
+}
 
 /**
  * A loaded module. Unloading waits for the device first when the module has
@@ -456,9 +523,15 @@ Box<State>* UnwrapBox(const Napi::CallbackInfo& info, size_t index, const char* 
   return external.Data();
 }
 
+/**
+ * The live state behind a handle, as an owning reference: the state stays alive
+ * until the binding returns even if something destroys the handle meanwhile.
+ * Bindings convert every other argument first and unwrap handles last (see
+ * docs/ARCHITECTURE.md, native addon conventions); the copy makes that order a
+ * safety margin rather than the only guarantee.
+ */
 template <typename State>
-const std::shared_ptr<State>& Unwrap(const Napi::CallbackInfo& info, size_t index,
-                                     const char* name) {
+std::shared_ptr<State> Unwrap(const Napi::CallbackInfo& info, size_t index, const char* name) {
   Box<State>* box = UnwrapBox<State>(info, index, name);
   if (!box->state) {
     ThrowType(info.Env(),
@@ -513,6 +586,8 @@ class EventWaiter : public Napi::AsyncWorker {
   Napi::Promise Promise() const { return deferred_.Promise(); }
   void KeepAlive(std::shared_ptr<Allocation> allocation) { allocation_ = std::move(allocation); }
   void KeepAlive(std::shared_ptr<StreamState> stream) { stream_ = std::move(stream); }
+  /** Page-locked memory the copy reads or writes: a dispose() meanwhile does not free it. */
+  void KeepAlive(std::shared_ptr<PinnedState> pinned) { pinned_ = std::move(pinned); }
   void KeepHostAlive(Napi::Value host) {
     if (host.IsObject()) host_ = Napi::Persistent(host.As<Napi::Object>());
   }
@@ -548,6 +623,7 @@ class EventWaiter : public Napi::AsyncWorker {
   std::shared_ptr<EventState> event_;
   std::shared_ptr<Allocation> allocation_;
   std::shared_ptr<StreamState> stream_;
+  std::shared_ptr<PinnedState> pinned_;
   Napi::ObjectReference host_;
   int result_ = CUDA_SUCCESS;
   const char* call_ = "cuEventSynchronize";
@@ -671,13 +747,13 @@ Napi::Value StreamCreate(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value StreamRaw(const Napi::CallbackInfo& info) {
-  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
+  const auto stream = Unwrap<StreamState>(info, 0, "stream");
   return PointerToBigInt(info.Env(), reinterpret_cast<uint64_t>(stream->stream));
 }
 
 Napi::Value StreamQuery(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
+  const auto stream = Unwrap<StreamState>(info, 0, "stream");
   EnterDevice(env, stream->ordinal);
   CUresult result = Entry(env, &DriverApi::cuStreamQuery, "cuStreamQuery")(stream->stream);
   if (result == CUDA_SUCCESS) return Napi::Boolean::New(env, true);
@@ -687,7 +763,7 @@ Napi::Value StreamQuery(const Napi::CallbackInfo& info) {
 
 Napi::Value StreamSynchronize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
+  const auto stream = Unwrap<StreamState>(info, 0, "stream");
   EnterDevice(env, stream->ordinal);
   CU_CHECK(env, cuStreamSynchronize, stream->stream);
   return env.Undefined();
@@ -706,8 +782,8 @@ Napi::Value StreamSynchronizeAsync(const Napi::CallbackInfo& info) {
 
 Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& stream = Unwrap<StreamState>(info, 0, "stream");
-  const auto& event = Unwrap<EventState>(info, 1, "event");
+  const auto stream = Unwrap<StreamState>(info, 0, "stream");
+  const auto event = Unwrap<EventState>(info, 1, "event");
   EnterDevice(env, stream->ordinal);
   CU_CHECK(env, cuStreamWaitEvent, stream->stream, event->event, 0u);
   return env.Undefined();
@@ -741,8 +817,8 @@ Napi::Value EventCreate(const Napi::CallbackInfo& info) {
 
 Napi::Value EventRecord(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& event = Unwrap<EventState>(info, 0, "event");
-  const auto& stream = Unwrap<StreamState>(info, 1, "stream");
+  const auto event = Unwrap<EventState>(info, 0, "event");
+  const auto stream = Unwrap<StreamState>(info, 1, "stream");
   RequireSameDevice(env, event->ordinal, stream->ordinal, "stream");
   EnterDevice(env, event->ordinal);
   CU_CHECK(env, cuEventRecord, event->event, stream->stream);
@@ -751,7 +827,7 @@ Napi::Value EventRecord(const Napi::CallbackInfo& info) {
 
 Napi::Value EventQuery(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& event = Unwrap<EventState>(info, 0, "event");
+  const auto event = Unwrap<EventState>(info, 0, "event");
   EnterDevice(env, event->ordinal);
   CUresult result = Entry(env, &DriverApi::cuEventQuery, "cuEventQuery")(event->event);
   if (result == CUDA_SUCCESS) return Napi::Boolean::New(env, true);
@@ -761,7 +837,7 @@ Napi::Value EventQuery(const Napi::CallbackInfo& info) {
 
 Napi::Value EventSynchronize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& event = Unwrap<EventState>(info, 0, "event");
+  const auto event = Unwrap<EventState>(info, 0, "event");
   EnterDevice(env, event->ordinal);
   CU_CHECK(env, cuEventSynchronize, event->event);
   return env.Undefined();
@@ -780,8 +856,8 @@ Napi::Value EventSynchronizeAsync(const Napi::CallbackInfo& info) {
 
 Napi::Value EventElapsedTime(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& start = Unwrap<EventState>(info, 0, "start");
-  const auto& end = Unwrap<EventState>(info, 1, "end");
+  const auto start = Unwrap<EventState>(info, 0, "start");
+  const auto end = Unwrap<EventState>(info, 1, "end");
   RequireSameDevice(env, start->ordinal, end->ordinal, "end");
   EnterDevice(env, start->ordinal);
   float milliseconds = 0;
@@ -826,7 +902,7 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
 
 Napi::Value MemcpyHtoD(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& allocation = Unwrap<Allocation>(info, 0, "buffer");
+  const auto allocation = Unwrap<Allocation>(info, 0, "buffer");
   size_t offset = ArgSize(info, 1, "byteOffset");
   HostView host = ArgHostView(info, 2, "src");
   RequireInside(env, *allocation, offset, host.length);
@@ -839,7 +915,7 @@ Napi::Value MemcpyHtoD(const Napi::CallbackInfo& info) {
 
 Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& allocation = Unwrap<Allocation>(info, 0, "buffer");
+  const auto allocation = Unwrap<Allocation>(info, 0, "buffer");
   size_t offset = ArgSize(info, 1, "byteOffset");
   HostView host = ArgHostView(info, 2, "dst");
   RequireInside(env, *allocation, offset, host.length);
@@ -873,6 +949,7 @@ Napi::Value MemcpyAsync(const Napi::CallbackInfo& info, bool toDevice) {
   waiter->KeepAlive(allocation);
   waiter->KeepAlive(stream);
   waiter->KeepHostAlive(info[2]);
+  if (host.length > 0) waiter->KeepAlive(PinnedRegistry::Containing(host.data, host.length));
   Napi::Promise promise = waiter->Promise();
   waiter->Queue();
   return promise;
@@ -888,7 +965,7 @@ Napi::Value MemcpyDtoHAsync(const Napi::CallbackInfo& info) { return MemcpyAsync
  */
 Napi::Value MemcpyDtoD(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& allocation = Unwrap<Allocation>(info, 0, "dst");
+  const auto allocation = Unwrap<Allocation>(info, 0, "dst");
   size_t offset = ArgSize(info, 1, "dstOffset");
   uint64_t source = ArgBigUint64(info, 2, "srcPointer");
   size_t length = ArgSize(info, 3, "byteLength");
@@ -910,7 +987,7 @@ Napi::Value MemcpyDtoD(const Napi::CallbackInfo& info) {
  */
 Napi::Value Memset(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& allocation = Unwrap<Allocation>(info, 0, "buffer");
+  const auto allocation = Unwrap<Allocation>(info, 0, "buffer");
   size_t offset = ArgSize(info, 1, "byteOffset");
   int width = ArgInt(info, 2, "width", 1, 4);
   uint64_t value = ArgUint32(info, 3, "value");
@@ -960,30 +1037,47 @@ Napi::Value HostAlloc(const Napi::CallbackInfo& info) {
   void* pointer = nullptr;
   CU_CHECK(env, cuMemHostAlloc, &pointer, byteLength, kCuMemHostAllocPortable);
   auto state = std::make_shared<PinnedState>(device.context, pointer, byteLength);
-  // The ArrayBuffer owns a reference too: the memory is freed only when both
-  // the handle and the (possibly detached) ArrayBuffer are gone.
-  auto* bufferBox = new Box<PinnedState>{state};
-  Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(
-      env, pointer, byteLength,
-      [](Napi::Env, void*, Box<PinnedState>* box) { delete box; }, bufferBox);
+  // The ArrayBuffer owns a reference too (its registry entry): the memory is
+  // freed when hostFree or the GC has dropped both it and the handle.
+  uint64_t id = PinnedRegistry::Add(state);
+  napi_value buffer = nullptr;
+  napi_status status = napi_create_external_arraybuffer(
+      env, pointer, byteLength, FinalizePinnedBuffer, reinterpret_cast<void*>(id), &buffer);
+  if (status != napi_ok) {
+    // Node may already have run the finalizer (it does when it refuses a
+    // buffer over its maximum length): removing is idempotent either way.
+    PinnedRegistry::Remove(id);
+    // Node leaves its own plain Error (ERR_BUFFER_TOO_LARGE) pending: replace it
+    // with the RangeError of this addon's contract.
+    napi_value pending = nullptr;
+    napi_get_and_clear_last_exception(env, &pending);
+    ThrowRange(env, "byteLength " + std::to_string(byteLength) +
+                        " is more than this Node.js can expose as one ArrayBuffer");
+  }
+  // No napi_adjust_external_memory: V8 already counts an external ArrayBuffer's
+  // bytes as external memory from creation until it is detached or collected
+  // (measured: adjusting too made it count the pinned bytes twice).
   Napi::Object result = Napi::Object::New(env);
   result.Set("handle", WrapHandle(env, state));
-  result.Set("buffer", buffer);
+  result.Set("buffer", Napi::Value(env, buffer));
   return result;
 }
 
+/**
+ * hostFree(handle, buffer): frees the memory now (unless an async copy still
+ * uses it: then when that completes) and detaches `buffer`, so every view over
+ * it becomes zero-length. Idempotent.
+ */
 Napi::Value HostFree(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Box<PinnedState>* box = UnwrapBox<PinnedState>(info, 0, "handle");
+  if (!box->state) return env.Undefined();
   if (info[1].IsArrayBuffer()) {
     Napi::ArrayBuffer buffer = info[1].As<Napi::ArrayBuffer>();
-    if (box->state && buffer.Data() == box->state->pointer && !buffer.IsDetached()) {
-      // Detaching makes every view over the memory zero-length: no JS access
-      // to freed page-locked memory.
-      buffer.Detach();
-    }
+    if (!buffer.IsDetached() && buffer.Data() == box->state->pointer) buffer.Detach();
   }
-  box->state.reset();
+  std::shared_ptr<PinnedState> state = std::move(box->state);
+  PinnedRegistry::Remove(state->id);
   return env.Undefined();
 }
 
@@ -1041,7 +1135,7 @@ Napi::Value ModuleLoadData(const Napi::CallbackInfo& info) {
 /** moduleGetFunction(module, name): the kernel `name` (cuModuleGetFunction). */
 Napi::Value ModuleGetFunction(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& module = Unwrap<ModuleState>(info, 0, "module");
+  const auto module = Unwrap<ModuleState>(info, 0, "module");
   if (!info[1].IsString()) ThrowType(env, "Expected a string for name");
   std::string name = info[1].As<Napi::String>().Utf8Value();
   if (name.empty()) ThrowRange(env, "name must not be empty");
@@ -1072,7 +1166,7 @@ Napi::Value ModuleGetFunction(const Napi::CallbackInfo& info) {
  */
 Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& function = Unwrap<FunctionState>(info, 0, "fn");
+  const auto function = Unwrap<FunctionState>(info, 0, "fn");
   unsigned int gridX = static_cast<unsigned int>(ArgUint32(info, 1, "gridX"));
   unsigned int gridY = static_cast<unsigned int>(ArgUint32(info, 2, "gridY"));
   unsigned int gridZ = static_cast<unsigned int>(ArgUint32(info, 3, "gridZ"));
