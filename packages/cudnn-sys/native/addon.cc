@@ -253,29 +253,55 @@ NativeObject *UnwrapObject(Napi::Env env, const Napi::Value &value, Kind kind,
   return native;
 }
 
+// A wrapped-object argument. Constructing it checks the value (so errors come in argument order);
+// get() checks again and returns the C pointer. The rule for every binding (docs/ARCHITECTURE.md,
+// native addon conventions): convert every argument first, then call get() inside the C call's
+// argument list. Converting an array runs JavaScript (an index getter, a Proxy trap), which may
+// destroy an object unwrapped earlier; with get() at the call, such an object is refused with a
+// TypeError instead of handing cuDNN freed memory. There is no implicit conversion to the C type:
+// a binding cannot pass an object without the late check.
 template <typename T>
-T UnwrapAs(Napi::Env env, const Napi::Value &value, Kind kind, const char *argument) {
-  return static_cast<T>(UnwrapObject(env, value, kind, argument)->ptr());
-}
+class ObjectArg {
+ public:
+  ObjectArg(Napi::Env env, const Napi::Value &value, Kind kind, std::string argument)
+      : env_(env), value_(value), kind_(kind), argument_(std::move(argument)) {
+    UnwrapObject(env_, value_, kind_, argument_.c_str());
+  }
+  /** The live object's C pointer; call it only inside the C call's argument list. */
+  T get() const { return static_cast<T>(native()->ptr()); }
+  /** The live wrapper, checked now. */
+  NativeObject *native() const { return UnwrapObject(env_, value_, kind_, argument_.c_str()); }
+  const Napi::Value &value() const { return value_; }
 
-cudnnHandle_t HandleArg(Napi::Env env, const Napi::Value &v, const char *name) {
-  return UnwrapAs<cudnnHandle_t>(env, v, kHandle, name);
+ private:
+  Napi::Env env_;
+  Napi::Value value_;
+  Kind kind_;
+  std::string argument_;
+};
+
+ObjectArg<cudnnHandle_t> HandleArg(Napi::Env env, const Napi::Value &v, const char *name) {
+  return {env, v, kHandle, name};
 }
-cudnnTensorDescriptor_t TensorArg(Napi::Env env, const Napi::Value &v, const char *name) {
-  return UnwrapAs<cudnnTensorDescriptor_t>(env, v, kTensor, name);
+ObjectArg<cudnnTensorDescriptor_t> TensorArg(Napi::Env env, const Napi::Value &v,
+                                             const char *name) {
+  return {env, v, kTensor, name};
 }
-cudnnFilterDescriptor_t FilterArg(Napi::Env env, const Napi::Value &v, const char *name) {
-  return UnwrapAs<cudnnFilterDescriptor_t>(env, v, kFilter, name);
+ObjectArg<cudnnFilterDescriptor_t> FilterArg(Napi::Env env, const Napi::Value &v,
+                                             const char *name) {
+  return {env, v, kFilter, name};
 }
-cudnnConvolutionDescriptor_t ConvArg(Napi::Env env, const Napi::Value &v, const char *name) {
-  return UnwrapAs<cudnnConvolutionDescriptor_t>(env, v, kConvolution, name);
+ObjectArg<cudnnConvolutionDescriptor_t> ConvArg(Napi::Env env, const Napi::Value &v,
+                                                const char *name) {
+  return {env, v, kConvolution, name};
 }
-cudnnActivationDescriptor_t ActivationArg(Napi::Env env, const Napi::Value &v,
-                                          const char *name) {
-  return UnwrapAs<cudnnActivationDescriptor_t>(env, v, kActivation, name);
+ObjectArg<cudnnActivationDescriptor_t> ActivationArg(Napi::Env env, const Napi::Value &v,
+                                                     const char *name) {
+  return {env, v, kActivation, name};
 }
-cudnnBackendDescriptor_t BackendArg(Napi::Env env, const Napi::Value &v, const char *name) {
-  return UnwrapAs<cudnnBackendDescriptor_t>(env, v, kBackend, name);
+ObjectArg<cudnnBackendDescriptor_t> BackendArg(Napi::Env env, const Napi::Value &v,
+                                               const char *name) {
+  return {env, v, kBackend, name};
 }
 
 // An int32: a number that is an integer in [-2^31, 2^31). `what` names the C type.
@@ -318,23 +344,48 @@ void *PointerArg(Napi::Env env, const Napi::Value &value, const char *argument) 
 }
 
 // alpha / beta: a Float32Array(1) or Float64Array(1), read by cuDNN through a host pointer whose
-// type follows the compute type.
-const void *ScaleArg(Napi::Env env, const Napi::Value &value, const char *argument) {
-  constexpr const char *what = "a Float32Array(1) or Float64Array(1)";
-  if (!value.IsTypedArray()) ThrowType(env, argument, what, value);
-  Napi::TypedArray array = value.As<Napi::TypedArray>();
-  const napi_typedarray_type type = array.TypedArrayType();
-  if (type != napi_float32_array && type != napi_float64_array) {
-    ThrowType(env, argument, what, value);
+// type follows the compute type. Checked when converted; get() reads the data pointer again at
+// the call (JavaScript run by a later conversion could have detached the buffer meanwhile).
+class ScaleArg {
+ public:
+  ScaleArg(Napi::Env env, const Napi::Value &value, const char *argument)
+      : env_(env), value_(value), argument_(argument) {
+    Check();
   }
-  if (array.ElementLength() != 1) {
-    ThrowRange(env, argument, what,
-               std::string(type == napi_float32_array ? "a Float32Array" : "a Float64Array") +
-                   " of length " + std::to_string(array.ElementLength()));
+  const void *get() const { return Check(); }
+
+ private:
+  const void *Check() const {
+    constexpr const char *what = "a Float32Array(1) or Float64Array(1)";
+    if (!value_.IsTypedArray()) ThrowType(env_, argument_, what, value_);
+    Napi::TypedArray array = value_.As<Napi::TypedArray>();
+    const napi_typedarray_type type = array.TypedArrayType();
+    if (type != napi_float32_array && type != napi_float64_array) {
+      ThrowType(env_, argument_, what, value_);
+    }
+    void *data = nullptr;
+    size_t length = 0;
+    napi_get_typedarray_info(env_, array, nullptr, &length, &data, nullptr, nullptr);
+    if (length != 1 || data == nullptr) {
+      ThrowRange(env_, argument_, what,
+                 std::string(type == napi_float32_array ? "a Float32Array" : "a Float64Array") +
+                     " of length " + std::to_string(length));
+    }
+    return data;
   }
-  void *data = nullptr;
-  napi_get_typedarray_info(env, array, nullptr, nullptr, &data, nullptr, nullptr);
-  return data;
+  Napi::Env env_;
+  Napi::Value value_;
+  const char *argument_;
+};
+
+// Every element of a JS array, read once, in order. Reading runs JavaScript when an element is an
+// accessor or the array has a getter on its prototype chain; callers unwrap nothing before this.
+std::vector<Napi::Value> ArrayElements(const Napi::Array &array) {
+  const uint32_t length = array.Length();
+  std::vector<Napi::Value> elements;
+  elements.reserve(length);
+  for (uint32_t i = 0; i < length; ++i) elements.push_back(array.Get(i));
+  return elements;
 }
 
 // An int[] argument: an Int32Array or an array of int32 numbers, of exactly `count` elements.
@@ -483,7 +534,7 @@ Napi::Value SetStream(const Napi::CallbackInfo &info) {
   auto fn = CUDNN_FN(cudnnSetStream);
   auto handle = HandleArg(env, info[0], "handle");
   auto stream = static_cast<cudaStream_t>(PointerArg(env, info[1], "streamId"));
-  return Status(env, fn(handle, stream));
+  return Status(env, fn(handle.get(), stream));
 }
 
 Napi::Value GetStream(const Napi::CallbackInfo &info) {
@@ -491,7 +542,7 @@ Napi::Value GetStream(const Napi::CallbackInfo &info) {
   auto fn = CUDNN_FN(cudnnGetStream);
   auto handle = HandleArg(env, info[0], "handle");
   cudaStream_t stream = nullptr;
-  Napi::Object result = Result(env, fn(handle, &stream));
+  Napi::Object result = Result(env, fn(handle.get(), &stream));
   result.Set("streamId", Napi::BigInt::New(env, static_cast<uint64_t>(
                                                     reinterpret_cast<uintptr_t>(stream))));
   return result;
@@ -524,7 +575,7 @@ Napi::Value SetTensorNdDescriptor(const Napi::CallbackInfo &info) {
   const int nbDims = Int32Arg(env, info[2], "nbDims");
   auto dims = IntArrayArg(env, info[3], "dimA", nbDims);
   auto strides = IntArrayArg(env, info[4], "strideA", nbDims);
-  return Status(env, fn(desc, dataType, nbDims, dims.data(), strides.data()));
+  return Status(env, fn(desc.get(), dataType, nbDims, dims.data(), strides.data()));
 }
 
 Napi::Value SetTensorNdDescriptorEx(const Napi::CallbackInfo &info) {
@@ -535,7 +586,7 @@ Napi::Value SetTensorNdDescriptorEx(const Napi::CallbackInfo &info) {
   auto dataType = EnumArg<cudnnDataType_t>(env, info[2], "dataType", "a cudnnDataType_t");
   const int nbDims = Int32Arg(env, info[3], "nbDims");
   auto dims = IntArrayArg(env, info[4], "dimA", nbDims);
-  return Status(env, fn(desc, format, dataType, nbDims, dims.data()));
+  return Status(env, fn(desc.get(), format, dataType, nbDims, dims.data()));
 }
 
 Napi::Value GetTensorNdDescriptor(const Napi::CallbackInfo &info) {
@@ -547,7 +598,7 @@ Napi::Value GetTensorNdDescriptor(const Napi::CallbackInfo &info) {
   int nbDims = 0;
   int dims[kCudnnDimMax] = {};
   int strides[kCudnnDimMax] = {};
-  Napi::Object result = Result(env, fn(desc, requested, &dataType, &nbDims, dims, strides));
+  Napi::Object result = Result(env, fn(desc.get(), requested, &dataType, &nbDims, dims, strides));
   const size_t shown = static_cast<size_t>(std::max(0, std::min(nbDims, requested)));
   result.Set("dataType", static_cast<int>(dataType));
   result.Set("nbDims", nbDims);
@@ -561,7 +612,7 @@ Napi::Value GetTensorSizeInBytes(const Napi::CallbackInfo &info) {
   auto fn = CUDNN_FN(cudnnGetTensorSizeInBytes);
   auto desc = TensorArg(env, info[0], "tensorDesc");
   size_t size = 0;
-  Napi::Object result = Result(env, fn(desc, &size));
+  Napi::Object result = Result(env, fn(desc.get(), &size));
   result.Set("size", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
@@ -586,7 +637,7 @@ Napi::Value SetFilterNdDescriptor(const Napi::CallbackInfo &info) {
   auto format = EnumArg<cudnnTensorFormat_t>(env, info[2], "format", "a cudnnTensorFormat_t");
   const int nbDims = Int32Arg(env, info[3], "nbDims");
   auto dims = IntArrayArg(env, info[4], "filterDimA", nbDims);
-  return Status(env, fn(desc, dataType, format, nbDims, dims.data()));
+  return Status(env, fn(desc.get(), dataType, format, nbDims, dims.data()));
 }
 
 Napi::Value GetFilterNdDescriptor(const Napi::CallbackInfo &info) {
@@ -598,7 +649,7 @@ Napi::Value GetFilterNdDescriptor(const Napi::CallbackInfo &info) {
   cudnnTensorFormat_t format{};
   int nbDims = 0;
   int dims[kCudnnDimMax] = {};
-  Napi::Object result = Result(env, fn(desc, requested, &dataType, &format, &nbDims, dims));
+  Napi::Object result = Result(env, fn(desc.get(), requested, &dataType, &format, &nbDims, dims));
   const size_t shown = static_cast<size_t>(std::max(0, std::min(nbDims, requested)));
   result.Set("dataType", static_cast<int>(dataType));
   result.Set("format", static_cast<int>(format));
@@ -627,7 +678,7 @@ Napi::Value SetActivationDescriptor(const Napi::CallbackInfo &info) {
   auto nan = EnumArg<cudnnNanPropagation_t>(env, info[2], "reluNanOpt", "a cudnnNanPropagation_t");
   if (!info[3].IsNumber()) ThrowType(env, "coef", "a number", info[3]);
   const double coef = info[3].As<Napi::Number>().DoubleValue();
-  return Status(env, fn(desc, mode, nan, coef));
+  return Status(env, fn(desc.get(), mode, nan, coef));
 }
 
 Napi::Value GetActivationDescriptor(const Napi::CallbackInfo &info) {
@@ -637,7 +688,7 @@ Napi::Value GetActivationDescriptor(const Napi::CallbackInfo &info) {
   cudnnActivationMode_t mode{};
   cudnnNanPropagation_t nan{};
   double coef = 0;
-  Napi::Object result = Result(env, fn(desc, &mode, &nan, &coef));
+  Napi::Object result = Result(env, fn(desc.get(), &mode, &nan, &coef));
   result.Set("mode", static_cast<int>(mode));
   result.Set("reluNanOpt", static_cast<int>(nan));
   result.Set("coef", coef);
@@ -675,7 +726,7 @@ Napi::Value SetConvolutionNdDescriptor(const Napi::CallbackInfo &info) {
   auto dilation = IntArrayArg(env, info[4], "dilationA", length);
   auto mode = EnumArg<cudnnConvolutionMode_t>(env, info[5], "mode", "a cudnnConvolutionMode_t");
   auto computeType = EnumArg<cudnnDataType_t>(env, info[6], "computeType", "a cudnnDataType_t");
-  return Status(env, fn(desc, length, pad.data(), stride.data(), dilation.data(), mode,
+  return Status(env, fn(desc.get(), length, pad.data(), stride.data(), dilation.data(), mode,
                         computeType));
 }
 
@@ -692,7 +743,7 @@ Napi::Value GetConvolutionNdDescriptor(const Napi::CallbackInfo &info) {
   cudnnConvolutionMode_t mode{};
   cudnnDataType_t computeType{};
   Napi::Object result =
-      Result(env, fn(desc, requested, &length, pad, stride, dilation, &mode, &computeType));
+      Result(env, fn(desc.get(), requested, &length, pad, stride, dilation, &mode, &computeType));
   const size_t shown = static_cast<size_t>(std::max(0, std::min(length, requested)));
   result.Set("arrayLength", length);
   result.Set("padA", IntArray(env, pad, shown));
@@ -711,7 +762,7 @@ Napi::Value GetConvolutionNdForwardOutputDim(const Napi::CallbackInfo &info) {
   auto filter = FilterArg(env, info[2], "filterDesc");
   const int nbDims = RequestedCountArg(env, info[3], "nbDims", kCudnnDimMax);
   int dims[kCudnnDimMax] = {};
-  Napi::Object result = Result(env, fn(conv, input, filter, nbDims, dims));
+  Napi::Object result = Result(env, fn(conv.get(), input.get(), filter.get(), nbDims, dims));
   Napi::Array out = IntArray(env, dims, static_cast<size_t>(nbDims));
   // The C parameter is spelled tensorOuputDimA; tensorOutputDimA is the same array.
   result.Set("tensorOuputDimA", out);
@@ -725,7 +776,7 @@ Napi::Value GetConvolutionNdForwardOutputDim(const Napi::CallbackInfo &info) {
     auto fn = CUDNN_FN(cName);                                                   \
     auto desc = ConvArg(env, info[0], "convDesc");                               \
     auto value = EnumArg<Type>(env, info[1], argName, what);                     \
-    return Status(env, fn(desc, value));                                         \
+    return Status(env, fn(desc.get(), value));                                         \
   }
 #define CONV_GETTER(jsName, cName, Type, outName)                                \
   Napi::Value jsName(const Napi::CallbackInfo &info) {                           \
@@ -733,7 +784,7 @@ Napi::Value GetConvolutionNdForwardOutputDim(const Napi::CallbackInfo &info) {
     auto fn = CUDNN_FN(cName);                                                   \
     auto desc = ConvArg(env, info[0], "convDesc");                               \
     Type value{};                                                                \
-    Napi::Object result = Result(env, fn(desc, &value));                         \
+    Napi::Object result = Result(env, fn(desc.get(), &value));                         \
     result.Set(outName, static_cast<int>(value));                                \
     return result;                                                               \
   }
@@ -784,7 +835,7 @@ Napi::Value MaxCount(const Napi::CallbackInfo &info, PFN_cudnnGetConvolutionForw
   Napi::Env env = info.Env();
   auto handle = HandleArg(env, info[0], "handle");
   int count = 0;
-  Napi::Object result = Result(env, fn(handle, &count));
+  Napi::Object result = Result(env, fn(handle.get(), &count));
   result.Set("count", count);
   return result;
 }
@@ -813,7 +864,7 @@ Napi::Value GetConvolutionForwardAlgorithm_v7(const Napi::CallbackInfo &info) {
   const int requested = AlgoCountArg(env, info[5]);
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(requested));
   int returned = 0;
-  const cudnnStatus_t status = fn(handle, x, w, conv, y, requested, &returned, perf.data());
+  const cudnnStatus_t status = fn(handle.get(), x.get(), w.get(), conv.get(), y.get(), requested, &returned, perf.data());
   return PerfResults(env, status, returned, perf);
 }
 
@@ -833,7 +884,7 @@ Napi::Value FindConvolutionForwardAlgorithmEx(const Napi::CallbackInfo &info) {
   const size_t workSpaceSize = SizeArg(env, info[10], "workSpaceSizeInBytes");
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(requested));
   int returned = 0;
-  const cudnnStatus_t status = fn(handle, xDesc, x, wDesc, w, conv, yDesc, y, requested,
+  const cudnnStatus_t status = fn(handle.get(), xDesc.get(), x, wDesc.get(), w, conv.get(), yDesc.get(), y, requested,
                                   &returned, perf.data(), workSpace, workSpaceSize);
   return PerfResults(env, status, returned, perf);
 }
@@ -849,7 +900,7 @@ Napi::Value GetConvolutionForwardWorkspaceSize(const Napi::CallbackInfo &info) {
   auto algo = EnumArg<cudnnConvolutionFwdAlgo_t>(env, info[5], "algo",
                                                  "a cudnnConvolutionFwdAlgo_t");
   size_t size = 0;
-  Napi::Object result = Result(env, fn(handle, x, w, conv, y, algo, &size));
+  Napi::Object result = Result(env, fn(handle.get(), x.get(), w.get(), conv.get(), y.get(), algo, &size));
   result.Set("sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
@@ -864,7 +915,7 @@ Napi::Value TransformTensor(const Napi::CallbackInfo &info) {
   auto beta = ScaleArg(env, info[4], "beta");
   auto yDesc = TensorArg(env, info[5], "yDesc");
   auto y = PointerArg(env, info[6], "y");
-  return Status(env, fn(handle, alpha, xDesc, x, beta, yDesc, y));
+  return Status(env, fn(handle.get(), alpha.get(), xDesc.get(), x, beta.get(), yDesc.get(), y));
 }
 
 Napi::Value ConvolutionForward(const Napi::CallbackInfo &info) {
@@ -884,8 +935,8 @@ Napi::Value ConvolutionForward(const Napi::CallbackInfo &info) {
   auto beta = ScaleArg(env, info[10], "beta");
   auto yDesc = TensorArg(env, info[11], "yDesc");
   auto y = PointerArg(env, info[12], "y");
-  return Status(env, fn(handle, alpha, xDesc, x, wDesc, w, conv, algo, workSpace, workSpaceSize,
-                        beta, yDesc, y));
+  return Status(env, fn(handle.get(), alpha.get(), xDesc.get(), x, wDesc.get(), w, conv.get(), algo, workSpace, workSpaceSize,
+                        beta.get(), yDesc.get(), y));
 }
 
 Napi::Value ConvolutionBiasActivationForward(const Napi::CallbackInfo &info) {
@@ -910,8 +961,8 @@ Napi::Value ConvolutionBiasActivationForward(const Napi::CallbackInfo &info) {
   auto activation = ActivationArg(env, info[15], "activationDesc");
   auto yDesc = TensorArg(env, info[16], "yDesc");
   auto y = PointerArg(env, info[17], "y");
-  return Status(env, fn(handle, alpha1, xDesc, x, wDesc, w, conv, algo, workSpace, workSpaceSize,
-                        alpha2, zDesc, z, biasDesc, bias, activation, yDesc, y));
+  return Status(env, fn(handle.get(), alpha1.get(), xDesc.get(), x, wDesc.get(), w, conv.get(), algo, workSpace, workSpaceSize,
+                        alpha2.get(), zDesc.get(), z, biasDesc.get(), bias, activation.get(), yDesc.get(), y));
 }
 
 Napi::Value GetConvolutionBackwardDataAlgorithm_v7(const Napi::CallbackInfo &info) {
@@ -925,7 +976,7 @@ Napi::Value GetConvolutionBackwardDataAlgorithm_v7(const Napi::CallbackInfo &inf
   const int requested = AlgoCountArg(env, info[5]);
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(requested));
   int returned = 0;
-  const cudnnStatus_t status = fn(handle, w, dy, conv, dx, requested, &returned, perf.data());
+  const cudnnStatus_t status = fn(handle.get(), w.get(), dy.get(), conv.get(), dx.get(), requested, &returned, perf.data());
   return PerfResults(env, status, returned, perf);
 }
 
@@ -945,7 +996,7 @@ Napi::Value FindConvolutionBackwardDataAlgorithmEx(const Napi::CallbackInfo &inf
   const size_t workSpaceSize = SizeArg(env, info[10], "workSpaceSizeInBytes");
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(requested));
   int returned = 0;
-  const cudnnStatus_t status = fn(handle, wDesc, w, dyDesc, dy, conv, dxDesc, dx, requested,
+  const cudnnStatus_t status = fn(handle.get(), wDesc.get(), w, dyDesc.get(), dy, conv.get(), dxDesc.get(), dx, requested,
                                   &returned, perf.data(), workSpace, workSpaceSize);
   return PerfResults(env, status, returned, perf);
 }
@@ -961,7 +1012,7 @@ Napi::Value GetConvolutionBackwardDataWorkspaceSize(const Napi::CallbackInfo &in
   auto algo = EnumArg<cudnnConvolutionBwdDataAlgo_t>(env, info[5], "algo",
                                                      "a cudnnConvolutionBwdDataAlgo_t");
   size_t size = 0;
-  Napi::Object result = Result(env, fn(handle, w, dy, conv, dx, algo, &size));
+  Napi::Object result = Result(env, fn(handle.get(), w.get(), dy.get(), conv.get(), dx.get(), algo, &size));
   result.Set("sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
@@ -983,8 +1034,8 @@ Napi::Value ConvolutionBackwardData(const Napi::CallbackInfo &info) {
   auto beta = ScaleArg(env, info[10], "beta");
   auto dxDesc = TensorArg(env, info[11], "dxDesc");
   auto dx = PointerArg(env, info[12], "dx");
-  return Status(env, fn(handle, alpha, wDesc, w, dyDesc, dy, conv, algo, workSpace,
-                        workSpaceSize, beta, dxDesc, dx));
+  return Status(env, fn(handle.get(), alpha.get(), wDesc.get(), w, dyDesc.get(), dy, conv.get(), algo, workSpace,
+                        workSpaceSize, beta.get(), dxDesc.get(), dx));
 }
 
 Napi::Value GetConvolutionBackwardFilterAlgorithm_v7(const Napi::CallbackInfo &info) {
@@ -998,7 +1049,7 @@ Napi::Value GetConvolutionBackwardFilterAlgorithm_v7(const Napi::CallbackInfo &i
   const int requested = AlgoCountArg(env, info[5]);
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(static_cast<size_t>(requested));
   int returned = 0;
-  const cudnnStatus_t status = fn(handle, x, dy, conv, dw, requested, &returned, perf.data());
+  const cudnnStatus_t status = fn(handle.get(), x.get(), dy.get(), conv.get(), dw.get(), requested, &returned, perf.data());
   return PerfResults(env, status, returned, perf);
 }
 
@@ -1018,7 +1069,7 @@ Napi::Value FindConvolutionBackwardFilterAlgorithmEx(const Napi::CallbackInfo &i
   const size_t workSpaceSize = SizeArg(env, info[10], "workSpaceSizeInBytes");
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(static_cast<size_t>(requested));
   int returned = 0;
-  const cudnnStatus_t status = fn(handle, xDesc, x, dyDesc, dy, conv, dwDesc, dw, requested,
+  const cudnnStatus_t status = fn(handle.get(), xDesc.get(), x, dyDesc.get(), dy, conv.get(), dwDesc.get(), dw, requested,
                                   &returned, perf.data(), workSpace, workSpaceSize);
   return PerfResults(env, status, returned, perf);
 }
@@ -1034,7 +1085,7 @@ Napi::Value GetConvolutionBackwardFilterWorkspaceSize(const Napi::CallbackInfo &
   auto algo = EnumArg<cudnnConvolutionBwdFilterAlgo_t>(env, info[5], "algo",
                                                        "a cudnnConvolutionBwdFilterAlgo_t");
   size_t size = 0;
-  Napi::Object result = Result(env, fn(handle, x, dy, conv, dw, algo, &size));
+  Napi::Object result = Result(env, fn(handle.get(), x.get(), dy.get(), conv.get(), dw.get(), algo, &size));
   result.Set("sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
@@ -1056,8 +1107,8 @@ Napi::Value ConvolutionBackwardFilter(const Napi::CallbackInfo &info) {
   auto beta = ScaleArg(env, info[10], "beta");
   auto dwDesc = FilterArg(env, info[11], "dwDesc");
   auto dw = PointerArg(env, info[12], "dw");
-  return Status(env, fn(handle, alpha, xDesc, x, dyDesc, dy, conv, algo, workSpace,
-                        workSpaceSize, beta, dwDesc, dw));
+  return Status(env, fn(handle.get(), alpha.get(), xDesc.get(), x, dyDesc.get(), dy, conv.get(), algo, workSpace,
+                        workSpaceSize, beta.get(), dwDesc.get(), dw));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1217,7 +1268,7 @@ Napi::Value BackendFinalize(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   auto fn = CUDNN_FN(cudnnBackendFinalize);
   auto descriptor = BackendArg(env, info[0], "descriptor");
-  return Status(env, fn(descriptor));
+  return Status(env, fn(descriptor.get()));
 }
 
 // Hot path: kernels set the variant pack's pointers on every run. Typed arrays are passed to
@@ -1225,7 +1276,7 @@ Napi::Value BackendFinalize(const Napi::CallbackInfo &info) {
 Napi::Value BackendSetAttribute(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   auto fn = CUDNN_FN(cudnnBackendSetAttribute);
-  NativeObject *target = UnwrapObject(env, info[0], kBackend, "descriptor");
+  const ObjectArg<cudnnBackendDescriptor_t> target = BackendArg(env, info[0], "descriptor");
   const int name = Int32Arg(env, info[1], "attributeName", "a cudnnBackendAttributeName_t");
   Marshal marshal = Marshal::kUnknown;
   const int type = AttributeTypeArg(env, info[2], &marshal);
@@ -1236,8 +1287,10 @@ Napi::Value BackendSetAttribute(const Napi::CallbackInfo &info) {
   if (marshal == Marshal::kDescriptors || marshal == Marshal::kHandles) {
     const Kind kind = marshal == Marshal::kDescriptors ? kBackend : kHandle;
     if (!values.IsArray()) ThrowType(env, "values", ExpectedFor(marshal), values);
-    Napi::Array array = values.As<Napi::Array>();
-    const uint32_t count = array.Length();
+    // Reading the elements may run JavaScript (getters, proxies): read them all first, then
+    // unwrap them all (which runs none), then the target, at the call.
+    const std::vector<Napi::Value> elements = ArrayElements(values.As<Napi::Array>());
+    const size_t count = elements.size();
     void *small[16];
     std::vector<void *> large;
     void **pointers = small;
@@ -1247,21 +1300,21 @@ Napi::Value BackendSetAttribute(const Napi::CallbackInfo &info) {
     }
     std::vector<Napi::ObjectReference> refs;
     refs.reserve(count);
-    for (uint32_t i = 0; i < count; ++i) {
-      Napi::Value element = array.Get(i);
+    for (size_t i = 0; i < count; ++i) {
       const std::string argument = "values[" + std::to_string(i) + "]";
-      pointers[i] = UnwrapObject(env, element, kind, argument.c_str())->ptr();
-      refs.push_back(Napi::Persistent(element.As<Napi::Object>()));
+      pointers[i] = UnwrapObject(env, elements[i], kind, argument.c_str())->ptr();
+      refs.push_back(Napi::Persistent(elements[i].As<Napi::Object>()));
     }
+    NativeObject *native = target.native();
     const cudnnStatus_t status =
-        fn(target->ptr(), attributeName, attributeType, static_cast<int64_t>(count), pointers);
-    if (static_cast<int>(status) == k::CUDNN_STATUS_SUCCESS) target->Keep(name, std::move(refs));
+        fn(native->ptr(), attributeName, attributeType, static_cast<int64_t>(count), pointers);
+    if (static_cast<int>(status) == k::CUDNN_STATUS_SUCCESS) native->Keep(name, std::move(refs));
     return Status(env, status);
   }
 
   if (marshal == Marshal::kChar && values.IsString()) {
     const std::string text = values.As<Napi::String>();
-    return Status(env, fn(target->ptr(), attributeName, attributeType,
+    return Status(env, fn(target.get(), attributeName, attributeType,
                           static_cast<int64_t>(text.size()), text.data()));
   }
 
@@ -1282,7 +1335,7 @@ Napi::Value BackendSetAttribute(const Napi::CallbackInfo &info) {
     }
     count /= 2;
   }
-  return Status(env, fn(target->ptr(), attributeName, attributeType, count, data));
+  return Status(env, fn(target.get(), attributeName, attributeType, count, data));
 }
 
 Napi::Value BackendGetAttribute(const Napi::CallbackInfo &info) {
@@ -1313,18 +1366,22 @@ Napi::Value BackendGetAttribute(const Napi::CallbackInfo &info) {
                      " CudnnBackendDescriptor (requestedElementCount)",
                  "an array of length " + std::to_string(array.Length()));
     }
-    std::vector<void *> pointers(requested);
-    for (uint32_t i = 0; i < requested; ++i) {
+    // As in BackendSetAttribute: every element read (JavaScript may run), then every one
+    // unwrapped, then the descriptor, at the call.
+    const std::vector<Napi::Value> elements = ArrayElements(array);
+    std::vector<void *> pointers(elements.size());
+    for (size_t i = 0; i < elements.size(); ++i) {
       const std::string argument = "outDescriptors[" + std::to_string(i) + "]";
-      pointers[i] = UnwrapObject(env, array.Get(i), kBackend, argument.c_str())->ptr();
+      pointers[i] = UnwrapObject(env, elements[i], kBackend, argument.c_str())->ptr();
     }
+    const int64_t given = static_cast<int64_t>(pointers.size());
     const cudnnStatus_t status =
-        fn(descriptor, attributeName, attributeType, static_cast<int64_t>(requested),
-           &elementCount, requested ? pointers.data() : nullptr);
+        fn(descriptor.get(), attributeName, attributeType, given, &elementCount,
+           given ? pointers.data() : nullptr);
     const size_t shown =
-        static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(elementCount, requested)));
+        static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(elementCount, given)));
     Napi::Array values = Napi::Array::New(env, shown);
-    for (uint32_t i = 0; i < shown; ++i) values.Set(i, array.Get(i));
+    for (uint32_t i = 0; i < shown; ++i) values.Set(i, elements[i]);
     Napi::Object result = Result(env, status);
     result.Set("elementCount", Napi::Number::New(env, static_cast<double>(elementCount)));
     result.Set("values", values);
@@ -1335,7 +1392,7 @@ Napi::Value BackendGetAttribute(const Napi::CallbackInfo &info) {
   Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, std::max<size_t>(1, requested * elementSize));
   std::memset(buffer.Data(), 0, buffer.ByteLength());
   const cudnnStatus_t status =
-      fn(descriptor, attributeName, attributeType, static_cast<int64_t>(requested), &elementCount,
+      fn(descriptor.get(), attributeName, attributeType, static_cast<int64_t>(requested), &elementCount,
          requested ? buffer.Data() : nullptr);
   const size_t shown =
       static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(elementCount, requested)));
@@ -1364,7 +1421,7 @@ Napi::Value BackendExecute(const Napi::CallbackInfo &info) {
   auto handle = HandleArg(env, info[0], "handle");
   auto plan = BackendArg(env, info[1], "executionPlan");
   auto variantPack = BackendArg(env, info[2], "variantPack");
-  return Status(env, fn(handle, plan, variantPack));
+  return Status(env, fn(handle.get(), plan.get(), variantPack.get()));
 }
 
 // ---------------------------------------------------------------------------------------------
