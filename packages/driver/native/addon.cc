@@ -202,8 +202,11 @@ struct DeviceContext {
   bool memoryPools = false;
 };
 
-std::mutex contextsMutex;
-std::map<int, DeviceContext> contexts;  // primary contexts, retained for the process lifetime
+// Primary contexts, retained for the process lifetime and shared by every worker (a CUDA context
+// belongs to the process). Never destroyed: nothing runs at static destruction while a worker or
+// a thread-pool wait may still be running.
+std::mutex& contextsMutex = *new std::mutex();
+std::map<int, DeviceContext>& contexts = *new std::map<int, DeviceContext>();
 
 /**
  * Retains the device's primary context on first use and makes it current on
