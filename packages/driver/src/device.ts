@@ -1,5 +1,6 @@
 import { type ArchSku, archSkuFromComputeCapability, InvalidArgumentError } from '@baracuda/types';
 import { callNative, noDeviceError, requireDriver } from './driver.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { NativeDeviceInfo } from './native.js';
 import { Stream, type StreamOptions } from './stream.js';
 import { requireNonNegativeInteger } from './validate.js';
@@ -41,7 +42,8 @@ export class Device {
   /** The device supports stream-ordered allocation (cuMemAllocAsync). @internal */
   readonly memoryPoolsSupported: boolean;
 
-  private constructor(ordinal: number, info: NativeDeviceInfo) {
+  private constructor(token: FactoryToken, ordinal: number, info: NativeDeviceInfo) {
+    requireFactoryToken(token, 'Device', 'Device.get(ordinal)');
     this.ordinal = ordinal;
     this.name = info.name;
     this.computeCapability = Object.freeze({ major: info.major, minor: info.minor });
@@ -71,6 +73,7 @@ export class Device {
       );
     }
     const device = new Device(
+      FACTORY_TOKEN,
       ordinal,
       callNative((binding) => binding.deviceInfo(ordinal)),
     );

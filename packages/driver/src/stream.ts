@@ -2,6 +2,7 @@ import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
 import { Event } from './event.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { StreamHandle } from './native.js';
 import { optionalBoolean, requireOptions } from './validate.js';
 
@@ -24,7 +25,17 @@ export class Stream {
   #handle: StreamHandle | null;
   readonly #raw: bigint;
 
-  private constructor(device: Device, nonBlocking: boolean, handle: StreamHandle) {
+  private constructor(
+    token: FactoryToken,
+    device: Device,
+    nonBlocking: boolean,
+    handle: StreamHandle,
+  ) {
+    requireFactoryToken(
+      token,
+      'Stream',
+      'Stream.create(device, options) or device.createStream(options)',
+    );
     this.device = device;
     this.nonBlocking = nonBlocking;
     this.#handle = handle;
@@ -37,7 +48,7 @@ export class Stream {
     const nonBlocking = optionalBoolean('options.nonBlocking', opts.nonBlocking, false);
     const target = resolveDevice('device', device);
     const handle = callNative((binding) => binding.streamCreate(target.ordinal, nonBlocking));
-    return new Stream(target, nonBlocking, handle);
+    return new Stream(FACTORY_TOKEN, target, nonBlocking, handle);
   }
 
   /** The CUstream as a bigint, for libraries that take a raw stream (cudnn-sys). */

@@ -1,0 +1,171 @@
+// The public surface refuses misuse with typed errors, against the fake libcuda:
+// factory-only classes refuse `new`, and sizes, pointers, names and host views
+// that the native layer would refuse (untyped) are refused first, by name.
+import { BufferTooSmallError, InvalidArgumentError, UnsupportedError } from '@baracuda/types';
+import { describe, expect, it } from 'vitest';
+import { DeviceBuffer } from './buffer.js';
+import { Device } from './device.js';
+import { Event } from './event.js';
+import { KernelFunction, KernelParams, Module } from './module.js';
+import { PinnedHostBuffer } from './pinned.js';
+import { Stream } from './stream.js';
+import { buildFakeLibcuda } from './testing/fake-libcuda.js';
+
+const fake = buildFakeLibcuda();
+if (fake) process.env.BARACUDA_CUDA_DRIVER_LIBRARY = fake;
+const PTX = '.version 8.0\n.target sm_80\n.visible .entry noop() { ret; }\n';
+
+type Constructor = new (...args: unknown[]) => unknown;
+const construct =
+  (type: unknown, ...args: unknown[]) =>
+  () =>
+    new (type as Constructor)(...args);
+
+describe('factory-only classes', () => {
+  it('refuse `new` with a typed error naming the factory', () => {
+    const cases: [unknown, string][] = [
+      [Device, 'Device cannot be constructed with new: use Device.get(ordinal)'],
+      [
+        Stream,
+        'Stream cannot be constructed with new: use Stream.create(device, options) or device.createStream(options)',
+      ],
+      [Event, 'Event cannot be constructed with new: use Event.create(device, options)'],
+      [
+        DeviceBuffer,
+        'DeviceBuffer cannot be constructed with new: use DeviceBuffer.alloc(byteLength, options), DeviceBuffer.allocElements(kind, count, options) or buffer.slice(byteOffset, byteLength)',
+      ],
+      [
+        PinnedHostBuffer,
+        'PinnedHostBuffer cannot be constructed with new: use PinnedHostBuffer.alloc(byteLength, options)',
+      ],
+      [Module, 'Module cannot be constructed with new: use Module.load(image, device)'],
+      [
+        KernelFunction,
+        'KernelFunction cannot be constructed with new: use module.getFunction(name)',
+      ],
+    ];
+    for (const [type, text] of cases) {
+      expect(construct(type)).toThrow(new UnsupportedError(text));
+      // Arguments that look right do not help: only the package's factories hold the token.
+      expect(construct(type, Symbol('@baracuda/driver factory'), 0, {})).toThrow(
+        new UnsupportedError(text),
+      );
+    }
+    let caught: unknown;
+    try {
+      construct(Device)();
+    } catch (error) {
+      caught = error;
+    }
+    expect(UnsupportedError.isInstance(caught)).toBe(true);
+  });
+
+  it('KernelParams keeps its constructor, with a bounded capacity', () => {
+    expect(new KernelParams(64).byteLength).toBe(0);
+    expect(() => new KernelParams(2 ** 40)).toThrow(
+      new InvalidArgumentError(
+        'capacityBytes',
+        'an integer from 1 to 32768 (CUDA takes at most 32764 bytes of kernel parameters)',
+        2 ** 40,
+      ),
+    );
+  });
+});
+
+describe.skipIf(!fake)('typed errors where the native layer would throw untyped ones', () => {
+  it('copyFrom checks the slice pointer, its range and its length, reading each once', () => {
+    const buffer = DeviceBuffer.alloc(64);
+    const pointerError = (value: bigint) =>
+      new InvalidArgumentError(
+        'src.devicePtr',
+        'a device pointer from 1n to 2n ** 64n - 1n',
+        value,
+      );
+    expect(() => buffer.copyFromSync({ devicePtr: 2n ** 64n, byteLength: 4 })).toThrow(
+      pointerError(2n ** 64n),
+    );
+    expect(() => buffer.copyFromSync({ devicePtr: -8n, byteLength: 4 })).toThrow(pointerError(-8n));
+    expect(() => buffer.copyFromSync({ devicePtr: 0n, byteLength: 4 })).toThrow(pointerError(0n));
+    expect(() => buffer.copyFromSync({ devicePtr: 16n, byteLength: Number.NaN })).toThrow(
+      new InvalidArgumentError('src.byteLength', 'a non-negative integer', Number.NaN),
+    );
+    expect(() => buffer.copyFromSync({ devicePtr: 2n ** 64n - 2n, byteLength: 4 })).toThrow(
+      new InvalidArgumentError(
+        'src.byteLength',
+        'at most 2 (the range must end below 2n ** 64n)',
+        4,
+      ),
+    );
+    // A getter that answers differently on a second read gets no second read.
+    const source = DeviceBuffer.alloc(16);
+    source.uploadSync(new Uint8Array(16).fill(7));
+    let reads = 0;
+    const shifty = {
+      get devicePtr() {
+        reads++;
+        return reads === 1 ? source.devicePtr : 'not a pointer';
+      },
+      byteLength: 16,
+    };
+    buffer.copyFromSync(shifty as never);
+    expect(reads).toBe(1);
+    const back = new Uint8Array(16);
+    buffer.downloadSync(back);
+    expect([...back]).toEqual(new Array(16).fill(7));
+    source.dispose();
+    buffer.dispose();
+  });
+
+  it('copies through DataViews over a SharedArrayBuffer', async () => {
+    const buffer = DeviceBuffer.alloc(16);
+    const shared = new DataView(new SharedArrayBuffer(16));
+    shared.setUint32(4, 0xdeadbeef, true);
+    buffer.uploadSync(shared);
+    const back = new DataView(new SharedArrayBuffer(16));
+    buffer.downloadSync(back);
+    expect(back.getUint32(4, true)).toBe(0xdeadbeef);
+    const stream = Stream.create();
+    const later = new DataView(new SharedArrayBuffer(16));
+    await buffer.download(later, stream);
+    expect(later.getUint32(4, true)).toBe(0xdeadbeef);
+    stream.dispose();
+    buffer.dispose();
+  });
+
+  it('refuses views over a detached buffer, and reads a view length the getter cannot fake', () => {
+    const buffer = DeviceBuffer.alloc(16);
+    const backing = new ArrayBuffer(8);
+    const view = new Uint8Array(backing);
+    structuredClone(backing, { transfer: [backing] });
+    expect(() => buffer.uploadSync(view)).toThrow(
+      new InvalidArgumentError(
+        'src',
+        'a TypedArray or DataView over a live (not detached) buffer',
+        view,
+      ),
+    );
+    const big = new Uint8Array(64);
+    Object.defineProperty(big, 'byteLength', { value: 4 });
+    expect(() => buffer.uploadSync(big)).toThrow(new BufferTooSmallError('DeviceBuffer', 64, 16));
+    buffer.dispose();
+  });
+
+  it('getFunction refuses a name with a NUL character', () => {
+    const module = Module.load(PTX);
+    expect(() => module.getFunction('a\0b')).toThrow(
+      new InvalidArgumentError('name', 'a kernel name without NUL characters', 'a\0b'),
+    );
+    const params = new Uint8Array(new ArrayBuffer(8));
+    structuredClone(params.buffer, { transfer: [params.buffer] });
+    expect(() =>
+      module.getFunction('noop').launch({ raw: 0n }, [1, 1, 1], [1, 1, 1], 0, params),
+    ).toThrow(
+      new InvalidArgumentError(
+        'params',
+        'a TypedArray or DataView over a live (not detached) buffer',
+        params,
+      ),
+    );
+    module.dispose();
+  });
+});
