@@ -6,13 +6,16 @@
  *   node worker-stress.mjs terminate <driver|cudnn|both> [rounds=100]
  *   node worker-stress.mjs concurrent <driver|cudnn|both> [workers=4]
  *
- * Needs BARACUDA_DRIVER_ADDON / BARACUDA_CUDNN_ADDON (the .node files) and
- * BARACUDA_CUDA_DRIVER_LIBRARY / BARACUDA_CUDNN_LIBRARY (the fakes) for the
- * addons it uses. Prints one summary line and exits 0; a crash shows as a
- * signal or a non-zero exit. The driver's and cudnn-sys's tests run it (see
+ * The addons are BARACUDA_DRIVER_ADDON / BARACUDA_CUDNN_ADDON (the .node
+ * files), else those in BARACUDA_ADDON_DIR, else the packages' build/Release;
+ * the fakes are BARACUDA_CUDA_DRIVER_LIBRARY / BARACUDA_CUDNN_LIBRARY, else
+ * built by build-fake.mjs. Prints one summary line and exits 0; a crash shows
+ * as a signal or a non-zero exit. The driver's and cudnn-sys's tests run it (see
  * src/workers.test.ts there); CI runs the `both` forms once both are built.
  */
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { buildFakeCudnnLibrary, buildFakeLibcudaLibrary, REPO_ROOT } from './build-fake.mjs';
 
 const [mode = 'terminate', which = 'both', countText] = process.argv.slice(2);
 const count = Number(countText ?? (mode === 'terminate' ? 100 : 4));
@@ -118,14 +121,17 @@ const patterns = {
 const names = Object.keys(patterns);
 if (names.length === 0) throw new Error(`unknown addon set: ${which}`);
 const workerData = {
-  driver: useDriver ? required('BARACUDA_DRIVER_ADDON') : null,
-  cudnn: useCudnn ? required('BARACUDA_CUDNN_ADDON') : null,
+  driver: useDriver ? addonPath('BARACUDA_DRIVER_ADDON', 'driver', 'baracuda_driver.node') : null,
+  cudnn: useCudnn ? addonPath('BARACUDA_CUDNN_ADDON', 'cudnn-sys', 'baracuda_cudnn.node') : null,
 };
+// Workers read process.env as it is when they start.
+if (useDriver) process.env.BARACUDA_CUDA_DRIVER_LIBRARY ||= buildFakeLibcudaLibrary();
+if (useCudnn) process.env.BARACUDA_CUDNN_LIBRARY ||= buildFakeCudnnLibrary();
 
-function required(name) {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
+function addonPath(variable, pkg, file) {
+  if (process.env[variable]) return process.env[variable];
+  if (process.env.BARACUDA_ADDON_DIR) return join(process.env.BARACUDA_ADDON_DIR, file);
+  return join(REPO_ROOT, 'packages', pkg, 'build', 'Release', file);
 }
 
 function start(body) {

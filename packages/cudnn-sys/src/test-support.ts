@@ -6,11 +6,28 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   buildFakeCudnnLibrary,
   fakeLiveCounts as readLiveCounts,
 } from '../../../scripts/testing/build-fake.mjs';
+
+/**
+ * The addon tests load in child processes and workers: the one in BARACUDA_ADDON_DIR when set (the
+ * sanitizer job's instrumented build, scripts/ci/sanitize.sh), else this package's build.
+ */
+export function builtAddonPath(): string {
+  const dir = process.env.BARACUDA_ADDON_DIR;
+  if (dir) return join(dir, 'baracuda_cudnn.node');
+  return resolve(
+    dirname(fileURLToPath(import.meta.url)),
+    '..',
+    'build',
+    'Release',
+    'baracuda_cudnn.node',
+  );
+}
 
 /** Builds the fake cuDNN and returns the directory holding its libcudnn.so.9. */
 export function buildFakeCudnn(): string {

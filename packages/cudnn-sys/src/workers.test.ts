@@ -3,21 +3,14 @@
 // arguments) must not abort the process, and several workers may use the addon at once. Each run
 // is a child process (scripts/testing/worker-stress.mjs), so an abort shows as a signal.
 import { execFile } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../scripts/testing/build-fake.mjs';
-import { buildFakeCudnn } from './test-support.js';
+import { buildFakeCudnn, builtAddonPath } from './test-support.js';
 
 const library = join(buildFakeCudnn(), 'libcudnn.so.9');
-const addon = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'build',
-  'Release',
-  'baracuda_cudnn.node',
-);
+const addon = builtAddonPath();
 const script = join(REPO_ROOT, 'scripts', 'testing', 'worker-stress.mjs');
 
 async function stress(...args: string[]): Promise<string> {

@@ -12,13 +12,16 @@ import { REPO_ROOT } from '../../../scripts/testing/build-fake.mjs';
 import { buildFakeLibcuda } from './testing/fake-libcuda.js';
 
 const fake = buildFakeLibcuda();
-const addon = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'build',
-  'Release',
-  'baracuda_driver.node',
-);
+// The sanitizer job (scripts/ci/sanitize.sh) points BARACUDA_ADDON_DIR at its instrumented build.
+const addon = process.env.BARACUDA_ADDON_DIR
+  ? join(process.env.BARACUDA_ADDON_DIR, 'baracuda_driver.node')
+  : resolve(
+      dirname(fileURLToPath(import.meta.url)),
+      '..',
+      'build',
+      'Release',
+      'baracuda_driver.node',
+    );
 const script = join(REPO_ROOT, 'scripts', 'testing', 'worker-stress.mjs');
 
 async function stress(...args: string[]): Promise<string> {
