@@ -140,8 +140,59 @@ struct AddonData {
   Napi::FunctionReference constructors[kKindCount];
 };
 
+// Result objects are filled with data properties defined in place (napi_define_properties), never
+// assigned: an assignment runs a setter that user code may have put on Object.prototype or
+// Array.prototype, which would run JavaScript in the middle of a binding (and could swallow the
+// value). Defining runs no JavaScript.
+template <typename V>
+void Put(const Napi::Object &object, const char *key, const V &value) {
+  object.DefineProperty(Napi::PropertyDescriptor::Value(
+      key, Napi::Value::From(object.Env(), value), napi_default_jsproperty));
+}
+template <typename V>
+void PutIndex(const Napi::Object &object, uint32_t index, const V &value) {
+  Napi::Env env = object.Env();
+  object.DefineProperty(Napi::PropertyDescriptor::Value(
+      Napi::String::New(env, std::to_string(index)), Napi::Value::From(env, value),
+      napi_default_jsproperty));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Describing values for error messages, in the form of @baracuda/types' describeValue.
+
+// A string as JSON.stringify writes it, without calling JSON (a global user code may replace).
+std::string QuoteJson(Napi::Env env, const std::u16string &text) {
+  std::u16string quoted = u"\"";
+  static const char16_t *hex = u"0123456789abcdef";
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char16_t c = text[i];
+    const bool high = c >= 0xD800 && c <= 0xDBFF;
+    const bool low = c >= 0xDC00 && c <= 0xDFFF;
+    const bool paired = high && i + 1 < text.size() && text[i + 1] >= 0xDC00 && text[i + 1] <= 0xDFFF;
+    if (c == u'"' || c == u'\\') {
+      quoted += u'\\';
+      quoted += c;
+    } else if (c == u'\b') {
+      quoted += u"\\b";
+    } else if (c == u'\f') {
+      quoted += u"\\f";
+    } else if (c == u'\n') {
+      quoted += u"\\n";
+    } else if (c == u'\r') {
+      quoted += u"\\r";
+    } else if (c == u'\t') {
+      quoted += u"\\t";
+    } else if (c < 0x20 || (low && !(i > 0 && text[i - 1] >= 0xD800 && text[i - 1] <= 0xDBFF)) ||
+               (high && !paired)) {
+      quoted += u"\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) quoted += hex[(c >> shift) & 0xF];
+    } else {
+      quoted += c;
+    }
+  }
+  quoted += u'"';
+  return Napi::String::New(env, quoted).Utf8Value();
+}
 
 std::string Describe(Napi::Env env, const Napi::Value &value) {
   switch (value.Type()) {
@@ -151,14 +202,8 @@ std::string Describe(Napi::Env env, const Napi::Value &value) {
       return "undefined";
     case napi_string: {
       std::u16string text = value.As<Napi::String>().Utf16Value();
-      Napi::Value shown = value;
-      if (text.size() > 40) {
-        shown = Napi::String::New(env, text.substr(0, 40) + u"\u2026");
-      }
-      Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
-      std::string quoted =
-          json.Get("stringify").As<Napi::Function>().Call(json, {shown}).As<Napi::String>();
-      return quoted + " of type string";
+      if (text.size() > 40) text = text.substr(0, 40) + u"\u2026";
+      return QuoteJson(env, text) + " of type string";
     }
     case napi_bigint:
       return value.ToString().Utf8Value() + "n of type bigint";
@@ -169,8 +214,14 @@ std::string Describe(Napi::Env env, const Napi::Value &value) {
     case napi_function:
       return "a function";
     case napi_symbol: {
-      Napi::Function toString = env.Global().Get("String").As<Napi::Function>();
-      return toString.Call({value}).As<Napi::String>().Utf8Value() + " of type symbol";
+      // String(symbol) reads a global that user code may have replaced: any surprise there
+      // falls back to a plain description rather than replacing the TypeError being built.
+      try {
+        Napi::Value text = env.Global().Get("String").As<Napi::Function>().Call({value});
+        if (text.IsString()) return text.As<Napi::String>().Utf8Value() + " of type symbol";
+      } catch (const Napi::Error &) {
+      }
+      return "a value of type symbol";
     }
     default: {
       if (value.IsArray()) {
@@ -186,13 +237,18 @@ std::string Describe(Napi::Env env, const Napi::Value &value) {
                  kKindNames[kind];
         }
       }
-      Napi::Value constructor = object.Get("constructor");
-      if (constructor.IsFunction()) {
-        Napi::Value name = constructor.As<Napi::Object>().Get("name");
-        if (name.IsString()) {
-          std::string text = name.As<Napi::String>();
-          if (!text.empty() && text != "Object") return "an instance of " + text;
+      // Reading `constructor` may run a getter or a Proxy trap: what it throws is dropped, so
+      // the caller's TypeError is the error that comes out.
+      try {
+        Napi::Value constructor = object.Get("constructor");
+        if (constructor.IsFunction()) {
+          Napi::Value name = constructor.As<Napi::Object>().Get("name");
+          if (name.IsString()) {
+            std::string text = name.As<Napi::String>();
+            if (!text.empty() && text != "Object") return "an instance of " + text;
+          }
         }
+      } catch (const Napi::Error &) {
       }
       return "an object";
     }
@@ -435,13 +491,13 @@ Napi::Number Status(Napi::Env env, cudnnStatus_t status) {
 
 Napi::Object Result(Napi::Env env, cudnnStatus_t status) {
   Napi::Object result = Napi::Object::New(env);
-  result.Set("status", Status(env, status));
+  Put(result, "status", Status(env, status));
   return result;
 }
 
 Napi::Array IntArray(Napi::Env env, const int *values, size_t count) {
   Napi::Array array = Napi::Array::New(env, count);
-  for (size_t i = 0; i < count; ++i) array.Set(static_cast<uint32_t>(i), values[i]);
+  for (size_t i = 0; i < count; ++i) PutIndex(array, static_cast<uint32_t>(i), values[i]);
   return array;
 }
 
@@ -489,7 +545,7 @@ Napi::Value GetProperty(const Napi::CallbackInfo &info) {
   auto type = EnumArg<libraryPropertyType>(env, info[0], "type", "a libraryPropertyType");
   int value = 0;
   Napi::Object result = Result(env, fn(type, &value));
-  result.Set("value", value);
+  Put(result, "value", value);
   return result;
 }
 
@@ -520,7 +576,7 @@ Napi::Value Create(const Napi::CallbackInfo &info) {
   cudnnHandle_t handle = nullptr;
   const cudnnStatus_t status = fn(&handle);
   Napi::Object result = Result(env, status);
-  result.Set("handle", Wrap(env, kHandle, handle, status));
+  Put(result, "handle", Wrap(env, kHandle, handle, status));
   return result;
 }
 
@@ -543,7 +599,7 @@ Napi::Value GetStream(const Napi::CallbackInfo &info) {
   auto handle = HandleArg(env, info[0], "handle");
   cudaStream_t stream = nullptr;
   Napi::Object result = Result(env, fn(handle.get(), &stream));
-  result.Set("streamId", Napi::BigInt::New(env, static_cast<uint64_t>(
+  Put(result, "streamId", Napi::BigInt::New(env, static_cast<uint64_t>(
                                                     reinterpret_cast<uintptr_t>(stream))));
   return result;
 }
@@ -557,7 +613,7 @@ Napi::Value CreateDescriptor(const Napi::CallbackInfo &info, F fn, const char *o
   T descriptor = nullptr;
   const cudnnStatus_t status = fn(&descriptor);
   Napi::Object result = Result(env, status);
-  result.Set(outName, Wrap(env, K, descriptor, status));
+  Put(result, outName, Wrap(env, K, descriptor, status));
   return result;
 }
 
@@ -600,10 +656,10 @@ Napi::Value GetTensorNdDescriptor(const Napi::CallbackInfo &info) {
   int strides[kCudnnDimMax] = {};
   Napi::Object result = Result(env, fn(desc.get(), requested, &dataType, &nbDims, dims, strides));
   const size_t shown = static_cast<size_t>(std::max(0, std::min(nbDims, requested)));
-  result.Set("dataType", static_cast<int>(dataType));
-  result.Set("nbDims", nbDims);
-  result.Set("dimA", IntArray(env, dims, shown));
-  result.Set("strideA", IntArray(env, strides, shown));
+  Put(result, "dataType", static_cast<int>(dataType));
+  Put(result, "nbDims", nbDims);
+  Put(result, "dimA", IntArray(env, dims, shown));
+  Put(result, "strideA", IntArray(env, strides, shown));
   return result;
 }
 
@@ -613,7 +669,7 @@ Napi::Value GetTensorSizeInBytes(const Napi::CallbackInfo &info) {
   auto desc = TensorArg(env, info[0], "tensorDesc");
   size_t size = 0;
   Napi::Object result = Result(env, fn(desc.get(), &size));
-  result.Set("size", Napi::Number::New(env, static_cast<double>(size)));
+  Put(result, "size", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
 
@@ -651,10 +707,10 @@ Napi::Value GetFilterNdDescriptor(const Napi::CallbackInfo &info) {
   int dims[kCudnnDimMax] = {};
   Napi::Object result = Result(env, fn(desc.get(), requested, &dataType, &format, &nbDims, dims));
   const size_t shown = static_cast<size_t>(std::max(0, std::min(nbDims, requested)));
-  result.Set("dataType", static_cast<int>(dataType));
-  result.Set("format", static_cast<int>(format));
-  result.Set("nbDims", nbDims);
-  result.Set("filterDimA", IntArray(env, dims, shown));
+  Put(result, "dataType", static_cast<int>(dataType));
+  Put(result, "format", static_cast<int>(format));
+  Put(result, "nbDims", nbDims);
+  Put(result, "filterDimA", IntArray(env, dims, shown));
   return result;
 }
 
@@ -689,9 +745,9 @@ Napi::Value GetActivationDescriptor(const Napi::CallbackInfo &info) {
   cudnnNanPropagation_t nan{};
   double coef = 0;
   Napi::Object result = Result(env, fn(desc.get(), &mode, &nan, &coef));
-  result.Set("mode", static_cast<int>(mode));
-  result.Set("reluNanOpt", static_cast<int>(nan));
-  result.Set("coef", coef);
+  Put(result, "mode", static_cast<int>(mode));
+  Put(result, "reluNanOpt", static_cast<int>(nan));
+  Put(result, "coef", coef);
   return result;
 }
 
@@ -745,12 +801,12 @@ Napi::Value GetConvolutionNdDescriptor(const Napi::CallbackInfo &info) {
   Napi::Object result =
       Result(env, fn(desc.get(), requested, &length, pad, stride, dilation, &mode, &computeType));
   const size_t shown = static_cast<size_t>(std::max(0, std::min(length, requested)));
-  result.Set("arrayLength", length);
-  result.Set("padA", IntArray(env, pad, shown));
-  result.Set("strideA", IntArray(env, stride, shown));
-  result.Set("dilationA", IntArray(env, dilation, shown));
-  result.Set("mode", static_cast<int>(mode));
-  result.Set("computeType", static_cast<int>(computeType));
+  Put(result, "arrayLength", length);
+  Put(result, "padA", IntArray(env, pad, shown));
+  Put(result, "strideA", IntArray(env, stride, shown));
+  Put(result, "dilationA", IntArray(env, dilation, shown));
+  Put(result, "mode", static_cast<int>(mode));
+  Put(result, "computeType", static_cast<int>(computeType));
   return result;
 }
 
@@ -765,8 +821,8 @@ Napi::Value GetConvolutionNdForwardOutputDim(const Napi::CallbackInfo &info) {
   Napi::Object result = Result(env, fn(conv.get(), input.get(), filter.get(), nbDims, dims));
   Napi::Array out = IntArray(env, dims, static_cast<size_t>(nbDims));
   // The C parameter is spelled tensorOuputDimA; tensorOutputDimA is the same array.
-  result.Set("tensorOuputDimA", out);
-  result.Set("tensorOutputDimA", out);
+  Put(result, "tensorOuputDimA", out);
+  Put(result, "tensorOutputDimA", out);
   return result;
 }
 
@@ -785,7 +841,7 @@ Napi::Value GetConvolutionNdForwardOutputDim(const Napi::CallbackInfo &info) {
     auto desc = ConvArg(env, info[0], "convDesc");                               \
     Type value{};                                                                \
     Napi::Object result = Result(env, fn(desc.get(), &value));                         \
-    result.Set(outName, static_cast<int>(value));                                \
+    Put(result, outName, static_cast<int>(value));                                \
     return result;                                                               \
   }
 CONV_SETTER(SetConvolutionMathType, cudnnSetConvolutionMathType, cudnnMathType_t, "mathType",
@@ -808,21 +864,21 @@ template <typename Perf>
 Napi::Object PerfResults(Napi::Env env, cudnnStatus_t status, int returned,
                          const std::vector<Perf> &perf) {
   Napi::Object result = Result(env, status);
-  result.Set("returnedAlgoCount", returned);
+  Put(result, "returnedAlgoCount", returned);
   const size_t shown =
       static_cast<size_t>(std::max(0, std::min(returned, static_cast<int>(perf.size()))));
   Napi::Array list = Napi::Array::New(env, shown);
   for (size_t i = 0; i < shown; ++i) {
     Napi::Object entry = Napi::Object::New(env);
-    entry.Set("algo", static_cast<int>(perf[i].algo));
-    entry.Set("status", static_cast<int>(perf[i].status));
-    entry.Set("time", static_cast<double>(perf[i].time));
-    entry.Set("memory", static_cast<double>(perf[i].memory));
-    entry.Set("determinism", static_cast<int>(perf[i].determinism));
-    entry.Set("mathType", static_cast<int>(perf[i].mathType));
-    list.Set(static_cast<uint32_t>(i), entry);
+    Put(entry, "algo", static_cast<int>(perf[i].algo));
+    Put(entry, "status", static_cast<int>(perf[i].status));
+    Put(entry, "time", static_cast<double>(perf[i].time));
+    Put(entry, "memory", static_cast<double>(perf[i].memory));
+    Put(entry, "determinism", static_cast<int>(perf[i].determinism));
+    Put(entry, "mathType", static_cast<int>(perf[i].mathType));
+    PutIndex(list, static_cast<uint32_t>(i), entry);
   }
-  result.Set("perfResults", list);
+  Put(result, "perfResults", list);
   return result;
 }
 
@@ -836,7 +892,7 @@ Napi::Value MaxCount(const Napi::CallbackInfo &info, PFN_cudnnGetConvolutionForw
   auto handle = HandleArg(env, info[0], "handle");
   int count = 0;
   Napi::Object result = Result(env, fn(handle.get(), &count));
-  result.Set("count", count);
+  Put(result, "count", count);
   return result;
 }
 
@@ -901,7 +957,7 @@ Napi::Value GetConvolutionForwardWorkspaceSize(const Napi::CallbackInfo &info) {
                                                  "a cudnnConvolutionFwdAlgo_t");
   size_t size = 0;
   Napi::Object result = Result(env, fn(handle.get(), x.get(), w.get(), conv.get(), y.get(), algo, &size));
-  result.Set("sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
+  Put(result, "sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
 
@@ -1013,7 +1069,7 @@ Napi::Value GetConvolutionBackwardDataWorkspaceSize(const Napi::CallbackInfo &in
                                                      "a cudnnConvolutionBwdDataAlgo_t");
   size_t size = 0;
   Napi::Object result = Result(env, fn(handle.get(), w.get(), dy.get(), conv.get(), dx.get(), algo, &size));
-  result.Set("sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
+  Put(result, "sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
 
@@ -1086,7 +1142,7 @@ Napi::Value GetConvolutionBackwardFilterWorkspaceSize(const Napi::CallbackInfo &
                                                        "a cudnnConvolutionBwdFilterAlgo_t");
   size_t size = 0;
   Napi::Object result = Result(env, fn(handle.get(), x.get(), dy.get(), conv.get(), dw.get(), algo, &size));
-  result.Set("sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
+  Put(result, "sizeInBytes", Napi::Number::New(env, static_cast<double>(size)));
   return result;
 }
 
@@ -1254,7 +1310,7 @@ Napi::Value BackendCreateDescriptor(const Napi::CallbackInfo &info) {
   cudnnBackendDescriptor_t descriptor = nullptr;
   const cudnnStatus_t status = fn(type, &descriptor);
   Napi::Object result = Result(env, status);
-  result.Set("descriptor", Wrap(env, kBackend, descriptor, status));
+  Put(result, "descriptor", Wrap(env, kBackend, descriptor, status));
   return result;
 }
 
@@ -1381,10 +1437,10 @@ Napi::Value BackendGetAttribute(const Napi::CallbackInfo &info) {
     const size_t shown =
         static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(elementCount, given)));
     Napi::Array values = Napi::Array::New(env, shown);
-    for (uint32_t i = 0; i < shown; ++i) values.Set(i, elements[i]);
+    for (uint32_t i = 0; i < shown; ++i) PutIndex(values, i, elements[i]);
     Napi::Object result = Result(env, status);
-    result.Set("elementCount", Napi::Number::New(env, static_cast<double>(elementCount)));
-    result.Set("values", values);
+    Put(result, "elementCount", Napi::Number::New(env, static_cast<double>(elementCount)));
+    Put(result, "values", values);
     return result;
   }
 
@@ -1397,10 +1453,10 @@ Napi::Value BackendGetAttribute(const Napi::CallbackInfo &info) {
   const size_t shown =
       static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(elementCount, requested)));
   Napi::Object result = Result(env, status);
-  result.Set("elementCount", Napi::Number::New(env, static_cast<double>(elementCount)));
+  Put(result, "elementCount", Napi::Number::New(env, static_cast<double>(elementCount)));
   if (marshal == Marshal::kChar) {
     const char *text = static_cast<const char *>(buffer.Data());
-    result.Set("values", Napi::String::New(env, text, strnlen(text, shown)));
+    Put(result, "values", Napi::String::New(env, text, strnlen(text, shown)));
     return result;
   }
   // HANDLE comes back as raw addresses (a BigUint64Array): the handle belongs to whoever
@@ -1411,7 +1467,7 @@ Napi::Value BackendGetAttribute(const Napi::CallbackInfo &info) {
   if (marshal == Marshal::kFraction) arrayLength = shown * 2;
   napi_value typed = nullptr;
   napi_create_typedarray(env, arrayType, arrayLength, buffer, 0, &typed);
-  result.Set("values", Napi::Value(env, typed));
+  Put(result, "values", Napi::Value(env, typed));
   return result;
 }
 
@@ -1431,9 +1487,9 @@ Napi::Array Attempts(Napi::Env env, const std::vector<LoadAttempt> &attempts) {
   Napi::Array array = Napi::Array::New(env, attempts.size());
   for (size_t i = 0; i < attempts.size(); ++i) {
     Napi::Object entry = Napi::Object::New(env);
-    entry.Set("path", attempts[i].path);
-    entry.Set("error", attempts[i].error);
-    array.Set(static_cast<uint32_t>(i), entry);
+    Put(entry, "path", attempts[i].path);
+    Put(entry, "error", attempts[i].error);
+    PutIndex(array, static_cast<uint32_t>(i), entry);
   }
   return array;
 }
@@ -1443,29 +1499,29 @@ Napi::Value Probe(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   const LoadState &state = EnsureLoaded();
   Napi::Object result = Napi::Object::New(env);
-  result.Set("available", state.available);
-  result.Set("version", Napi::Number::New(env, static_cast<double>(state.version)));
-  result.Set("cudartVersion", Napi::Number::New(env, static_cast<double>(state.cudartVersion)));
-  result.Set("libraryPath", state.libraryPath);
-  result.Set("tried", Attempts(env, state.tried));
-  result.Set("preloaded", Attempts(env, state.preloaded));
+  Put(result, "available", state.available);
+  Put(result, "version", Napi::Number::New(env, static_cast<double>(state.version)));
+  Put(result, "cudartVersion", Napi::Number::New(env, static_cast<double>(state.cudartVersion)));
+  Put(result, "libraryPath", state.libraryPath);
+  Put(result, "tried", Attempts(env, state.tried));
+  Put(result, "preloaded", Attempts(env, state.preloaded));
   Napi::Array missing = Napi::Array::New(env, state.missingSymbols.size());
   for (size_t i = 0; i < state.missingSymbols.size(); ++i) {
-    missing.Set(static_cast<uint32_t>(i), state.missingSymbols[i]);
+    PutIndex(missing, static_cast<uint32_t>(i), state.missingSymbols[i]);
   }
-  result.Set("missingSymbols", missing);
-  result.Set("reason", state.reason);
+  Put(result, "missingSymbols", missing);
+  Put(result, "reason", state.reason);
   return result;
 }
 
 Napi::Value NativeConstants(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   Napi::Object table = Napi::Object::New(env);
-#define BARACUDA_CUDNN_EXPORT_CONSTANT(name, value) table.Set(#name, value);
+#define BARACUDA_CUDNN_EXPORT_CONSTANT(name, value) Put(table, #name, value);
   BARACUDA_CUDNN_CONSTANTS(BARACUDA_CUDNN_EXPORT_CONSTANT)
   BARACUDA_CUDNN_CONSTANTS_VERSIONED(BARACUDA_CUDNN_EXPORT_CONSTANT)
 #undef BARACUDA_CUDNN_EXPORT_CONSTANT
-  table.Set("CUDNN_DIM_MAX", kCudnnDimMax);
+  Put(table, "CUDNN_DIM_MAX", kCudnnDimMax);
   return table;
 }
 

@@ -126,6 +126,74 @@ describe('objects destroyed by JavaScript that runs during a call', () => {
   });
 });
 
+describe('user code the addon never runs', () => {
+  it('setters on Object.prototype and Array.prototype: results are defined, not assigned', () => {
+    // A counter, not an array: pushing onto an array would run the Array.prototype setter.
+    let ran = 0;
+    const trap = (key: string) => ({
+      configurable: true,
+      set() {
+        ran++;
+        throw new Error(`setter ${key} ran`);
+      },
+    });
+    Object.defineProperty(Object.prototype, 'status', trap('status'));
+    Object.defineProperty(Object.prototype, 'tensorDesc', trap('tensorDesc'));
+    Object.defineProperty(Array.prototype, '0', trap('0'));
+    // Only the addon's calls run while the traps are set (the test framework's own code would
+    // trip them); what they returned is checked afterwards.
+    let created: ReturnType<typeof c.cudnnCreateTensorDescriptor>;
+    let status: number;
+    let got: ReturnType<typeof c.cudnnGetTensorNdDescriptor>;
+    try {
+      created = c.cudnnCreateTensorDescriptor();
+      status = c.cudnnSetTensorNdDescriptor(
+        created.tensorDesc!,
+        c.CUDNN_DATA_FLOAT,
+        2,
+        [3, 4],
+        [4, 1],
+      );
+      got = c.cudnnGetTensorNdDescriptor(created.tensorDesc!, 2);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).status;
+      delete (Object.prototype as Record<string, unknown>).tensorDesc;
+      delete (Array.prototype as unknown as Record<string, unknown>)['0'];
+    }
+    expect(created.status).toBe(0);
+    expect(status).toBe(0);
+    expect(got.dimA).toEqual([3, 4]);
+    c.cudnnDestroyTensorDescriptor(created.tensorDesc!);
+    expect(ran).toBe(0);
+  });
+
+  it('error messages do not depend on JSON.stringify or on a throwing constructor getter', () => {
+    const desc = c.cudnnCreateTensorDescriptor().tensorDesc!;
+    const stringify = JSON.stringify;
+    JSON.stringify = () => {
+      throw new Error('replaced JSON.stringify ran');
+    };
+    try {
+      expect(() => c.cudnnSetTensorNdDescriptor(desc, 'fl"o\nat' as never, 1, [1], [1])).toThrow(
+        new TypeError(
+          'Expected a cudnnDataType_t for dataType but received "fl\\"o\\nat" of type string',
+        ),
+      );
+    } finally {
+      JSON.stringify = stringify;
+    }
+    const hostile = Object.defineProperty({}, 'constructor', {
+      get() {
+        throw new Error('constructor getter ran');
+      },
+    });
+    expect(() => c.cudnnDestroyTensorDescriptor(hostile as never)).toThrow(
+      new TypeError('Expected a live CudnnTensorDescriptor for tensorDesc but received an object'),
+    );
+    c.cudnnDestroyTensorDescriptor(desc);
+  });
+});
+
 /** The counts once cuDNN is loaded (the first call loads it). */
 function fakeCudnnLiveCountsAfterLoad() {
   c.cudnnGetVersion();

@@ -32,6 +32,23 @@ namespace {
 
 using namespace cu;
 
+// Result objects are filled with data properties defined in place (napi_define_properties), never
+// assigned: an assignment runs a setter that user code may have put on Object.prototype or
+// Array.prototype, which would run JavaScript in the middle of a binding (and could swallow the
+// value). Defining runs no JavaScript.
+template <typename V>
+void Put(const Napi::Object& object, const char *key, const V &value) {
+  object.DefineProperty(Napi::PropertyDescriptor::Value(
+      key, Napi::Value::From(object.Env(), value), napi_default_jsproperty));
+}
+template <typename V>
+void PutIndex(const Napi::Object& object, uint32_t index, const V &value) {
+  Napi::Env env = object.Env();
+  object.DefineProperty(Napi::PropertyDescriptor::Value(
+      Napi::String::New(env, std::to_string(index)), Napi::Value::From(env, value),
+      napi_default_jsproperty));
+}
+
 // ---------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------
@@ -40,20 +57,20 @@ using namespace cu;
   std::string name = ResultName(result);
   std::string text = ResultString(result);
   Napi::Error error = Napi::Error::New(env, std::string("`") + call + "` failed: " + name);
-  error.Set("cudaCall", Napi::String::New(env, call));
-  error.Set("cudaResult", Napi::Number::New(env, result));
-  error.Set("cudaResultName", Napi::String::New(env, name));
-  error.Set("cudaResultString", Napi::String::New(env, text));
+  Put(error.Value(), "cudaCall", Napi::String::New(env, call));
+  Put(error.Value(), "cudaResult", Napi::Number::New(env, result));
+  Put(error.Value(), "cudaResultName", Napi::String::New(env, name));
+  Put(error.Value(), "cudaResultString", Napi::String::New(env, text));
   throw error;
 }
 
 Napi::Error MakeCudaError(Napi::Env env, const char* call, int result) {
   std::string name = ResultName(result);
   Napi::Error error = Napi::Error::New(env, std::string("`") + call + "` failed: " + name);
-  error.Set("cudaCall", Napi::String::New(env, call));
-  error.Set("cudaResult", Napi::Number::New(env, result));
-  error.Set("cudaResultName", Napi::String::New(env, name));
-  error.Set("cudaResultString", Napi::String::New(env, ResultString(result)));
+  Put(error.Value(), "cudaCall", Napi::String::New(env, call));
+  Put(error.Value(), "cudaResult", Napi::Number::New(env, result));
+  Put(error.Value(), "cudaResultName", Napi::String::New(env, name));
+  Put(error.Value(), "cudaResultString", Napi::String::New(env, ResultString(result)));
   return error;
 }
 
@@ -70,7 +87,7 @@ const DriverState& RequireDriver(Napi::Env env) {
   const DriverState& driver = Driver();
   if (!driver.loaded) {
     Napi::Error error = Napi::Error::New(env, "The CUDA driver library (libcuda.so.1) is not loaded");
-    error.Set("driverNotLoaded", Napi::Boolean::New(env, true));
+    Put(error.Value(), "driverNotLoaded", Napi::Boolean::New(env, true));
     throw error;
   }
   if (!driver.initialized) ThrowCuda(env, "cuInit", driver.initResult);
@@ -85,10 +102,10 @@ Fn Entry(Napi::Env env, Fn DriverApi::*member, const char* symbol) {
     Napi::Error error = Napi::Error::New(
         env, std::string("The CUDA driver at ") + Driver().libraryPath + " does not export " +
                  symbol + "; update the NVIDIA driver");
-    error.Set("cudaCall", Napi::String::New(env, symbol));
-    error.Set("cudaResult", Napi::Number::New(env, CUDA_ERROR_NOT_FOUND));
-    error.Set("cudaResultName", Napi::String::New(env, "CUDA_ERROR_NOT_FOUND"));
-    error.Set("cudaResultString",
+    Put(error.Value(), "cudaCall", Napi::String::New(env, symbol));
+    Put(error.Value(), "cudaResult", Napi::Number::New(env, CUDA_ERROR_NOT_FOUND));
+    Put(error.Value(), "cudaResultName", Napi::String::New(env, "CUDA_ERROR_NOT_FOUND"));
+    Put(error.Value(), "cudaResultString",
               Napi::String::New(env, std::string("symbol ") + symbol + " not found in libcuda"));
     throw error;
   }
@@ -503,10 +520,12 @@ struct HandleTraits<FunctionState> {
 
 template <typename State>
 Napi::Value WrapHandle(Napi::Env env, std::shared_ptr<State> state) {
-  auto* box = new Box<State>{std::move(state)};
-  // The finalizer only drops a reference: it never touches JS and never throws.
+  auto box = std::make_unique<Box<State>>(Box<State>{std::move(state)});
+  // The finalizer only drops a reference: it never touches JS and never throws. The external
+  // owns the box once it exists (not before: a failed creation leaves it to us).
   Napi::External<Box<State>> external = Napi::External<Box<State>>::New(
-      env, box, [](Napi::Env, Box<State>* finalized) { delete finalized; });
+      env, box.get(), [](Napi::Env, Box<State>* finalized) { delete finalized; });
+  box.release();
   external.TypeTag(&HandleTraits<State>::tag);
   return external;
 }
@@ -650,31 +669,31 @@ Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const DriverState& driver = Driver();
   Napi::Object result = Napi::Object::New(env);
-  result.Set("loaded", driver.loaded);
-  result.Set("initialized", driver.initialized);
-  result.Set("libraryPath", driver.loaded ? Napi::Value(Napi::String::New(env, driver.libraryPath))
+  Put(result, "loaded", driver.loaded);
+  Put(result, "initialized", driver.initialized);
+  Put(result, "libraryPath", driver.loaded ? Napi::Value(Napi::String::New(env, driver.libraryPath))
                                           : env.Null());
-  result.Set("overridePath", driver.overridePath.empty()
+  Put(result, "overridePath", driver.overridePath.empty()
                                  ? env.Null()
                                  : Napi::Value(Napi::String::New(env, driver.overridePath)));
   Napi::Array searched = Napi::Array::New(env, driver.searched.size());
   for (size_t i = 0; i < driver.searched.size(); ++i) {
     Napi::Object attempt = Napi::Object::New(env);
-    attempt.Set("path", driver.searched[i].path);
-    attempt.Set("error", driver.searched[i].error);
-    searched.Set(static_cast<uint32_t>(i), attempt);
+    Put(attempt, "path", driver.searched[i].path);
+    Put(attempt, "error", driver.searched[i].error);
+    PutIndex(searched, static_cast<uint32_t>(i), attempt);
   }
-  result.Set("searched", searched);
-  result.Set("initResult", driver.initResult);
-  result.Set("initResultName", driver.loaded && driver.initResult >= 0
+  Put(result, "searched", searched);
+  Put(result, "initResult", driver.initResult);
+  Put(result, "initResultName", driver.loaded && driver.initResult >= 0
                                    ? Napi::Value(Napi::String::New(env, ResultName(driver.initResult)))
                                    : env.Null());
-  result.Set("initResultString",
+  Put(result, "initResultString",
              driver.loaded && driver.initResult >= 0
                  ? Napi::Value(Napi::String::New(env, ResultString(driver.initResult)))
                  : env.Null());
-  result.Set("driverVersion", driver.driverVersion);
-  result.Set("deviceCount", driver.deviceCount);
+  Put(result, "driverVersion", driver.driverVersion);
+  Put(result, "deviceCount", driver.deviceCount);
   return result;
 }
 
@@ -702,12 +721,12 @@ Napi::Value DeviceInfo(const Napi::CallbackInfo& info) {
   size_t total = 0;
   CU_CHECK(env, cuDeviceTotalMem_v2, &total, device.device);
   Napi::Object result = Napi::Object::New(env);
-  result.Set("name", std::string(name));
-  result.Set("major", major);
-  result.Set("minor", minor);
-  result.Set("smCount", sms);
-  result.Set("totalMemory", static_cast<double>(total));
-  result.Set("memoryPoolsSupported", device.memoryPools);
+  Put(result, "name", std::string(name));
+  Put(result, "major", major);
+  Put(result, "minor", minor);
+  Put(result, "smCount", sms);
+  Put(result, "totalMemory", static_cast<double>(total));
+  Put(result, "memoryPoolsSupported", device.memoryPools);
   return result;
 }
 
@@ -717,8 +736,8 @@ Napi::Value DeviceMemoryInfo(const Napi::CallbackInfo& info) {
   size_t free = 0, total = 0;
   CU_CHECK(env, cuMemGetInfo_v2, &free, &total);
   Napi::Object result = Napi::Object::New(env);
-  result.Set("free", static_cast<double>(free));
-  result.Set("total", static_cast<double>(total));
+  Put(result, "free", static_cast<double>(free));
+  Put(result, "total", static_cast<double>(total));
   return result;
 }
 
@@ -776,10 +795,10 @@ Napi::Value StreamSynchronizeAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<StreamState> stream = Unwrap<StreamState>(info, 0, "stream");
   EnterDevice(env, stream->ordinal);
-  auto* waiter = new EventWaiter(env, RecordWaitEvent(env, *stream));
+  auto waiter = std::make_unique<EventWaiter>(env, RecordWaitEvent(env, *stream));
   waiter->KeepAlive(stream);
   Napi::Promise promise = waiter->Promise();
-  waiter->Queue();
+  waiter.release()->Queue();  // queued, the worker deletes itself after settling
   return promise;
 }
 
@@ -851,9 +870,9 @@ Napi::Value EventSynchronizeAsync(const Napi::CallbackInfo& info) {
   std::shared_ptr<EventState> event = Unwrap<EventState>(info, 0, "event");
   EnterDevice(env, event->ordinal);
   Entry(env, &DriverApi::cuEventSynchronize, "cuEventSynchronize");
-  auto* waiter = new EventWaiter(env, event);
+  auto waiter = std::make_unique<EventWaiter>(env, event);
   Napi::Promise promise = waiter->Promise();
-  waiter->Queue();
+  waiter.release()->Queue();  // queued, the worker deletes itself after settling
   return promise;
 }
 
@@ -897,9 +916,9 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   auto allocation = std::make_shared<Allocation>(ordinal, device.context, pointer, byteLength,
                                                  streamOrdered ? stream : nullptr);
   Napi::Object result = Napi::Object::New(env);
-  result.Set("handle", WrapHandle(env, allocation));
-  result.Set("pointer", PointerToBigInt(env, pointer));
-  result.Set("streamOrdered", streamOrdered);
+  Put(result, "handle", WrapHandle(env, allocation));
+  Put(result, "pointer", PointerToBigInt(env, pointer));
+  Put(result, "streamOrdered", streamOrdered);
   return result;
 }
 
@@ -948,13 +967,13 @@ Napi::Value MemcpyAsync(const Napi::CallbackInfo& info, bool toDevice) {
                stream->stream);
     }
   }
-  auto* waiter = new EventWaiter(env, RecordWaitEvent(env, *stream));
+  auto waiter = std::make_unique<EventWaiter>(env, RecordWaitEvent(env, *stream));
   waiter->KeepAlive(allocation);
   waiter->KeepAlive(stream);
   waiter->KeepHostAlive(info[2]);
   if (host.length > 0) waiter->KeepAlive(PinnedRegistry::Containing(host.data, host.length));
   Napi::Promise promise = waiter->Promise();
-  waiter->Queue();
+  waiter.release()->Queue();  // queued, the worker deletes itself after settling
   return promise;
 }
 
@@ -1061,8 +1080,8 @@ Napi::Value HostAlloc(const Napi::CallbackInfo& info) {
   // bytes as external memory from creation until it is detached or collected
   // (measured: adjusting too made it count the pinned bytes twice).
   Napi::Object result = Napi::Object::New(env);
-  result.Set("handle", WrapHandle(env, state));
-  result.Set("buffer", Napi::Value(env, buffer));
+  Put(result, "handle", WrapHandle(env, state));
+  Put(result, "buffer", Napi::Value(env, buffer));
   return result;
 }
 
@@ -1106,7 +1125,7 @@ HostView ArgUint8Array(const Napi::CallbackInfo& info, size_t index, const char*
                                       const std::string& detail) {
   Napi::Error error = MakeCudaError(env, call, result);
   std::string text = ResultString(result);
-  error.Set("cudaResultString",
+  Put(error.Value(), "cudaResultString",
             Napi::String::New(env, text.empty() ? detail : text + "; " + detail));
   throw error;
 }

@@ -150,6 +150,34 @@ describe.skipIf(!fake)('typed errors where the native layer would throw untyped 
     buffer.dispose();
   });
 
+  it('setters on Object.prototype never run inside a native call', () => {
+    const calls: string[] = [];
+    for (const key of ['handle', 'pointer', 'buffer', 'streamOrdered']) {
+      Object.defineProperty(Object.prototype, key, {
+        configurable: true,
+        set() {
+          calls.push(key);
+        },
+      });
+    }
+    try {
+      const buffer = DeviceBuffer.alloc(16);
+      const pinned = PinnedHostBuffer.alloc(16);
+      pinned.bytes.fill(3);
+      buffer.uploadSync(pinned.bytes);
+      const back = new Uint8Array(16);
+      buffer.downloadSync(back);
+      expect(back[15]).toBe(3);
+      pinned.dispose();
+      buffer.dispose();
+    } finally {
+      for (const key of ['handle', 'pointer', 'buffer', 'streamOrdered']) {
+        delete (Object.prototype as Record<string, unknown>)[key];
+      }
+    }
+    expect(calls).toEqual([]);
+  });
+
   it('getFunction refuses a name with a NUL character', () => {
     const module = Module.load(PTX);
     expect(() => module.getFunction('a\0b')).toThrow(
