@@ -6,7 +6,8 @@
 //
 // Errors from CUDA calls are thrown as JS Errors carrying `cudaCall`,
 // `cudaResult`, `cudaResultName` and `cudaResultString`; when the driver is not
-// loaded, an Error with `driverNotLoaded: true` (src/errors.ts maps both).
+// loaded, an Error with `driverNotLoaded: true` (translateNativeError in
+// src/driver.ts maps both to the typed errors of @baracuda/types).
 //
 // Handles are JS externals, type-tagged per kind, each owning a Box that holds
 // a shared_ptr to the native state. Destroying from JS resets the Box; the

@@ -90,6 +90,8 @@ export class DeviceBuffer implements DeviceSlice {
     this.byteLength = byteLength;
     this.parent = parent;
     this.streamOrdered = streamOrdered;
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Allocates `byteLength` bytes of device memory (contents undefined). */

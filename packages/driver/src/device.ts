@@ -51,6 +51,8 @@ export class Device {
     this.smCount = info.smCount;
     this.totalMemory = info.totalMemory;
     this.memoryPoolsSupported = info.memoryPoolsSupported;
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Number of CUDA devices the driver reports. */

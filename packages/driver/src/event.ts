@@ -42,6 +42,8 @@ export class Event {
     this.timing = timing;
     this.blockingSync = blockingSync;
     this.#handle = handle;
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Creates an event on `device`. */

@@ -29,6 +29,8 @@ export class Module {
     requireFactoryToken(token, 'Module', 'Module.load(image, device)');
     this.device = device;
     this.#handle = handle;
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /**
@@ -116,6 +118,7 @@ export class KernelFunction {
     this.name = name;
     this.#handle = handle;
     this.#binding = binding;
+    Object.freeze(this);
   }
 
   /**
@@ -188,6 +191,9 @@ export class KernelFunction {
       throw new InvalidArgumentError('params', 'a Uint8Array (see KernelParams)', params);
     }
     requireArrayBufferView('params', params);
+    // Reading stream.raw and the grid/block elements may have run user code that disposed the
+    // module: checked again right before the native call.
+    if (this.module.disposed) throw new DisposedError(`Module of KernelFunction ${this.name}`);
     try {
       this.#binding.launchKernel(
         this.#handle,

@@ -67,7 +67,8 @@ export interface NativePinnedAllocation {
 
 /**
  * The addon's exports. Errors from CUDA calls are Errors carrying `cudaCall`,
- * `cudaResult`, `cudaResultName` and `cudaResultString`; see errors.ts.
+ * `cudaResult`, `cudaResultName` and `cudaResultString`; translateNativeError
+ * (driver.ts) maps them to CudaError.
  * @internal
  */
 export interface NativeBinding {

@@ -39,6 +39,8 @@ export class PinnedHostBuffer {
     this.#handle = handle;
     this.#buffer = buffer;
     this.#bytes = new Uint8Array(buffer);
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Allocates `byteLength` bytes of page-locked host memory. */

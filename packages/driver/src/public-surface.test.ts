@@ -1,7 +1,12 @@
 // The public surface refuses misuse with typed errors, against the fake libcuda:
 // factory-only classes refuse `new`, and sizes, pointers, names and host views
 // that the native layer would refuse (untyped) are refused first, by name.
-import { BufferTooSmallError, InvalidArgumentError, UnsupportedError } from '@baracuda/types';
+import {
+  BufferTooSmallError,
+  DisposedError,
+  InvalidArgumentError,
+  UnsupportedError,
+} from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { DeviceBuffer } from './buffer.js';
 import { Device } from './device.js';
@@ -176,6 +181,30 @@ describe.skipIf(!fake)('typed errors where the native layer would throw untyped 
       }
     }
     expect(calls).toEqual([]);
+  });
+
+  it('launch checks its module again after reading user values', () => {
+    const module = Module.load(PTX);
+    const noop = module.getFunction('noop');
+    const stream = {
+      get raw() {
+        module.dispose();
+        return 0n;
+      },
+    };
+    expect(() => noop.launch(stream, [1, 1, 1], [1, 1, 1], 0, new Uint8Array(0))).toThrow(
+      new DisposedError('Module of KernelFunction noop'),
+    );
+  });
+
+  it('objects are frozen: an own property cannot shadow what the package reads', () => {
+    const stream = Stream.create();
+    const buffer = DeviceBuffer.alloc(16);
+    expect(() => Object.defineProperty(stream, 'handle', { value: {} })).toThrow(TypeError);
+    expect(() => Object.defineProperty(buffer, 'disposed', { value: false })).toThrow(TypeError);
+    expect(Object.isFrozen(Device.get())).toBe(true);
+    buffer.dispose();
+    stream.dispose();
   });
 
   it('getFunction refuses a name with a NUL character', () => {

@@ -40,6 +40,8 @@ export class Stream {
     this.nonBlocking = nonBlocking;
     this.#handle = handle;
     this.#raw = callNative((binding) => binding.streamRaw(handle));
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Creates a stream on `device`. */
