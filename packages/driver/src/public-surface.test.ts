@@ -121,6 +121,45 @@ describe.skipIf(!fake)('typed errors where the native layer would throw untyped 
     buffer.dispose();
   });
 
+  it('sizes and offsets past 2^31, 2^32 and 2^53, and NaN, are typed errors', () => {
+    const total = Device.get().totalMemory;
+    const tooBig = (size: number) =>
+      new InvalidArgumentError(
+        'byteLength',
+        `at most ${total} bytes (the total memory of device 0, Fake CUDA Device)`,
+        size,
+      );
+    expect(() => DeviceBuffer.alloc(2 ** 31)).toThrow(tooBig(2 ** 31));
+    expect(() => DeviceBuffer.alloc(2 ** 32)).toThrow(tooBig(2 ** 32));
+    expect(() => DeviceBuffer.alloc(2 ** 53)).toThrow(
+      new InvalidArgumentError('byteLength', 'a positive integer', 2 ** 53),
+    );
+    expect(() => DeviceBuffer.allocElements('f32', 2 ** 52)).toThrow(
+      new InvalidArgumentError('count', 'at most 2251799813685247 f32 elements', 2 ** 52),
+    );
+    const buffer = DeviceBuffer.alloc(64);
+    expect(() => buffer.slice(2 ** 32, 1)).toThrow(
+      new InvalidArgumentError(
+        'byteOffset + byteLength',
+        'at most 64 (the size of the buffer being sliced)',
+        2 ** 32 + 1,
+      ),
+    );
+    expect(() => buffer.uploadSync(new Uint8Array(4), 2 ** 53)).toThrow(
+      new InvalidArgumentError('byteOffset', 'a non-negative integer', 2 ** 53),
+    );
+    expect(() => buffer.uploadSync(new Uint8Array(4), Number.NaN)).toThrow(
+      new InvalidArgumentError('byteOffset', 'a non-negative integer', Number.NaN),
+    );
+    expect(() => buffer.fillSync32(2 ** 32)).toThrow(
+      new InvalidArgumentError('value', 'an integer from 0 to 4294967295', 2 ** 32),
+    );
+    expect(() => PinnedHostBuffer.alloc(Number.NaN)).toThrow(
+      new InvalidArgumentError('byteLength', 'a positive integer', Number.NaN),
+    );
+    buffer.dispose();
+  });
+
   it('copies through DataViews over a SharedArrayBuffer', async () => {
     const buffer = DeviceBuffer.alloc(16);
     const shared = new DataView(new SharedArrayBuffer(16));
