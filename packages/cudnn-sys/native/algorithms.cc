@@ -312,5 +312,4 @@ Napi::Value ConvolutionBackwardFilter(const Napi::CallbackInfo &info) {
                         workSpaceSize, beta.get(), dwDesc.get(), dw));
 }
 
-
 }  // namespace baracuda::cudnn

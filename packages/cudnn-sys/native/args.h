@@ -140,7 +140,6 @@ Napi::Value Destroy(const Napi::CallbackInfo &info, Kind kind, const char *argum
   return Status(env, status);
 }
 
-
 template <typename T, Kind K, typename F>
 Napi::Value CreateDescriptor(const Napi::CallbackInfo &info, F fn, const char *outName) {
   Napi::Env env = info.Env();
@@ -150,6 +149,5 @@ Napi::Value CreateDescriptor(const Napi::CallbackInfo &info, F fn, const char *o
   Put(result, outName, Wrap(env, K, descriptor, status));
   return result;
 }
-
 
 }  // namespace baracuda::cudnn

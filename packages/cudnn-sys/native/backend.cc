@@ -314,5 +314,4 @@ Napi::Value BackendExecute(const Napi::CallbackInfo &info) {
   return Status(env, fn(handle.get(), plan.get(), variantPack.get()));
 }
 
-
 }  // namespace baracuda::cudnn

@@ -101,5 +101,4 @@ CONV_GETTER(GetConvolutionReorderType, cudnnGetConvolutionReorderType, cudnnReor
 #undef CONV_SETTER
 #undef CONV_GETTER
 
-
 }  // namespace baracuda::cudnn

@@ -143,5 +143,4 @@ Napi::Value DestroyActivationDescriptor(const Napi::CallbackInfo &info) {
                                               CUDNN_FN(cudnnDestroyActivationDescriptor));
 }
 
-
 }  // namespace baracuda::cudnn

@@ -130,5 +130,4 @@ struct AddonData {
   Napi::FunctionReference constructors[kKindCount];
 };
 
-
 }  // namespace baracuda::cudnn

@@ -46,5 +46,4 @@ Napi::Value NativeConstants(const Napi::CallbackInfo &info) {
   return table;
 }
 
-
 }  // namespace baracuda::cudnn

@@ -113,7 +113,6 @@ std::string Describe(Napi::Env env, const Napi::Value &value) {
                                   received);
 }
 
-
 const Symbols &Lib(Napi::Env env) {
   const LoadState &state = EnsureLoaded();
   if (!state.available) {
@@ -122,6 +121,5 @@ const Symbols &Lib(Napi::Env env) {
   }
   return state.sym;
 }
-
 
 }  // namespace baracuda::cudnn

@@ -23,7 +23,6 @@ void PutIndex(const Napi::Object &object, uint32_t index, const V &value) {
       napi_default_jsproperty));
 }
 
-
 // Describing values for error messages, in the form of @baracuda/types' describeValue. Runs no
 // user code that could change the outcome (see support.cc).
 std::string QuoteJson(Napi::Env env, const std::u16string &text);
@@ -47,6 +46,5 @@ F Need(Napi::Env env, F fn, const char *name) {
 }
 
 #define CUDNN_FN(name) Need(env, Lib(env).name, #name)
-
 
 }  // namespace baracuda::cudnn

@@ -47,7 +47,6 @@ Napi::Value GetLastErrorString(const Napi::CallbackInfo &info) {
   return Napi::String::New(env, message);
 }
 
-
 Napi::Value Create(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   auto fn = CUDNN_FN(cudnnCreate);
@@ -81,6 +80,5 @@ Napi::Value GetStream(const Napi::CallbackInfo &info) {
                                                     reinterpret_cast<uintptr_t>(stream))));
   return result;
 }
-
 
 }  // namespace baracuda::cudnn

@@ -39,5 +39,4 @@ const DeviceContext& EnterDevice(Napi::Env env, int ordinal) {
   return found->second;
 }
 
-
 }  // namespace baracuda::driver

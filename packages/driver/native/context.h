@@ -44,5 +44,4 @@ class ScopedContext {
   bool restore_ = false;
 };
 
-
 }  // namespace baracuda::driver

@@ -37,7 +37,6 @@ Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
   return result;
 }
 
-
 Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), RequireDriver(info.Env()).deviceCount);
 }
@@ -90,6 +89,5 @@ Napi::Value DeviceMakeCurrent(const Napi::CallbackInfo& info) {
   const DeviceContext& device = EnterDevice(env, ArgInt(info, 0, "ordinal", 0, 1 << 20));
   return PointerToBigInt(env, reinterpret_cast<uint64_t>(device.context));
 }
-
 
 }  // namespace baracuda::driver

@@ -74,5 +74,4 @@ Napi::Value EventElapsedTime(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, milliseconds);
 }
 
-
 }  // namespace baracuda::driver

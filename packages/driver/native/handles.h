@@ -120,7 +120,6 @@ inline void RequireInside(Napi::Env env, const Allocation& allocation, size_t of
   }
 }
 
-
 template <typename State>
 Napi::Value DestroyHandle(const Napi::CallbackInfo& info) {
   // Idempotent: a second destroy of the same handle is a no-op.
@@ -128,6 +127,5 @@ Napi::Value DestroyHandle(const Napi::CallbackInfo& info) {
   box->state.reset();
   return info.Env().Undefined();
 }
-
 
 }  // namespace baracuda::driver

@@ -101,5 +101,4 @@ Napi::Value LaunchKernel(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-
 }  // namespace baracuda::driver

@@ -157,5 +157,4 @@ Napi::Value Memset(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-
 }  // namespace baracuda::driver

@@ -57,5 +57,4 @@ Napi::Value HostFree(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-
 }  // namespace baracuda::driver

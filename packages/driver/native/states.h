@@ -203,5 +203,4 @@ struct FunctionState {
   FunctionState& operator=(const FunctionState&) = delete;
 };
 
-
 }  // namespace baracuda::driver

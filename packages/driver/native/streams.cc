@@ -57,5 +57,4 @@ Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-
 }  // namespace baracuda::driver

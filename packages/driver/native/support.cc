@@ -44,7 +44,6 @@ const DriverState& RequireDriver(Napi::Env env) {
   return driver;
 }
 
-
 double ArgNumber(const Napi::CallbackInfo& info, size_t index, const char* name) {
   Napi::Value value = info[index];
   if (!value.IsNumber()) ThrowType(info.Env(), std::string("Expected a number for ") + name);
@@ -142,6 +141,5 @@ HostView ArgUint8Array(const Napi::CallbackInfo& info, size_t index, const char*
             Napi::String::New(env, text.empty() ? detail : text + "; " + detail));
   throw error;
 }
-
 
 }  // namespace baracuda::driver

@@ -73,7 +73,6 @@ Fn Entry(Napi::Env env, Fn DriverApi::*member, const char* symbol) {
     if (cu_check_result_ != CUDA_SUCCESS) ThrowCuda(env, #fn, cu_check_result_); \
   } while (0)
 
-
 double ArgNumber(const Napi::CallbackInfo& info, size_t index, const char* name);
 int ArgInt(const Napi::CallbackInfo& info, size_t index, const char* name, int min, int max);
 size_t ArgSize(const Napi::CallbackInfo& info, size_t index, const char* name);

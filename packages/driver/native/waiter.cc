@@ -12,5 +12,4 @@ std::shared_ptr<EventState> RecordWaitEvent(Napi::Env env, const StreamState& st
   return state;
 }
 
-
 }  // namespace baracuda::driver
