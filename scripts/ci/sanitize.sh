@@ -55,7 +55,9 @@ cp packages/cudnn-sys/build-sanitize/Release/baracuda_cudnn.node "$addons/"
 for addon in "$addons"/*.node; do
   asan_calls=$(nm -D --undefined-only "$addon" | grep -c '__asan_report' || true)
   ubsan_calls=$(nm -D --undefined-only "$addon" | grep -c '__ubsan_handle' || true)
-  if [ "$asan_calls" -eq 0 ] || [ "$ubsan_calls" -eq 0 ] || ! ldd "$addon" | grep -q libasan; then
+  # Captured, not piped into `grep -q`: with pipefail its early exit can fail the pipeline.
+  needed=$(readelf -d "$addon")
+  if [ "$asan_calls" -eq 0 ] || [ "$ubsan_calls" -eq 0 ] || [[ "$needed" != *libasan* ]]; then
     echo "$addon is not instrumented (asan calls $asan_calls, ubsan calls $ubsan_calls)"
     exit 1
   fi
