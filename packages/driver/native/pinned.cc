@@ -48,12 +48,18 @@ Napi::Value HostFree(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Box<PinnedState>* box = UnwrapBox<PinnedState>(info, 0, "handle");
   if (!box->state) return env.Undefined();
+  bool detached = false;
   if (info[1].IsArrayBuffer()) {
     Napi::ArrayBuffer buffer = info[1].As<Napi::ArrayBuffer>();
-    if (!buffer.IsDetached() && buffer.Data() == box->state->pointer) buffer.Detach();
+    if (!buffer.IsDetached() && buffer.Data() == box->state->pointer) {
+      buffer.Detach();
+      detached = true;
+    }
   }
   std::shared_ptr<PinnedState> state = std::move(box->state);
-  PinnedRegistry::Remove(state->id);
+  // The ArrayBuffer's reference goes only with the ArrayBuffer detached: given any other buffer,
+  // JS can still reach the memory, and the ArrayBuffer's finalizer drops the reference later.
+  if (detached) PinnedRegistry::Remove(state->id);
   return env.Undefined();
 }
 
