@@ -4,12 +4,11 @@
  * which it returns from cudnnGetLastErrorString.
  */
 import { execFileSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CudnnBackendDescriptor, CudnnHandle, CudnnTensorDescriptor } from './index.js';
 import * as c from './index.js';
-import { buildFakeCudnn } from './test-support.js';
+import { buildFakeCudnn, builtAddonPath } from './test-support.js';
 
 const dir = buildFakeCudnn();
 process.env.BARACUDA_CUDNN_LIBRARY = join(dir, 'libcudnn.so.9');
@@ -570,8 +569,7 @@ describe('backend (graph) API', () => {
 
 describe('the garbage-collection safety net', () => {
   it('destroys descriptors JavaScript dropped, without crashing', () => {
-    const here = dirname(fileURLToPath(import.meta.url));
-    const addon = join(here, '..', 'build', 'Release', 'baracuda_cudnn.node');
+    const addon = builtAddonPath();
     const script = `
       const b = require(${JSON.stringify(addon)});
       for (let i = 0; i < 200; i++) b.cudnnCreateTensorDescriptor();

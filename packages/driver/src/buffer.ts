@@ -9,6 +9,7 @@ import {
 } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { AllocationHandle, StreamHandle } from './native.js';
 import { requireStream, type Stream } from './stream.js';
 import {
@@ -18,6 +19,8 @@ import {
   requireOptions,
   requirePositiveInteger,
 } from './validate.js';
+
+const MAX_DEVICE_POINTER = 2n ** 64n - 1n;
 
 /** Options for {@link DeviceBuffer.alloc}. */
 export interface DeviceBufferOptions {
@@ -68,6 +71,7 @@ export class DeviceBuffer implements DeviceSlice {
   #disposed = false;
 
   private constructor(
+    token: FactoryToken,
     device: Device,
     allocation: AllocationRecord,
     allocationOffset: number,
@@ -75,12 +79,19 @@ export class DeviceBuffer implements DeviceSlice {
     parent: DeviceBuffer | null,
     streamOrdered: boolean,
   ) {
+    requireFactoryToken(
+      token,
+      'DeviceBuffer',
+      'DeviceBuffer.alloc(byteLength, options), DeviceBuffer.allocElements(kind, count, options) or buffer.slice(byteOffset, byteLength)',
+    );
     this.device = device;
     this.#allocation = allocation;
     this.allocationOffset = allocationOffset;
     this.byteLength = byteLength;
     this.parent = parent;
     this.streamOrdered = streamOrdered;
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Allocates `byteLength` bytes of device memory (contents undefined). */
@@ -114,6 +125,7 @@ export class DeviceBuffer implements DeviceSlice {
       binding.memAlloc(device.ordinal, byteLength, streamHandle),
     );
     return new DeviceBuffer(
+      FACTORY_TOKEN,
       device,
       { handle: native.handle, base: native.pointer },
       0,
@@ -177,7 +189,7 @@ export class DeviceBuffer implements DeviceSlice {
     if (offset > this.byteLength || host.byteLength > this.byteLength - offset) {
       throw new BufferTooSmallError('DeviceBuffer', offset + host.byteLength, this.byteLength);
     }
-    return [host, offset];
+    return [host.view, offset];
   }
 
   /**
@@ -308,23 +320,33 @@ export class DeviceBuffer implements DeviceSlice {
       }
       return { pointer: src.devicePtr, byteLength: src.byteLength };
     }
-    const slice = src as Partial<DeviceSlice> | null;
-    if (
-      typeof slice !== 'object' ||
-      slice === null ||
-      typeof slice.devicePtr !== 'bigint' ||
-      typeof slice.byteLength !== 'number' ||
-      !Number.isSafeInteger(slice.byteLength) ||
-      slice.byteLength < 0 ||
-      slice.devicePtr <= 0n
-    ) {
+    const expected = 'a DeviceSlice ({devicePtr: bigint, byteLength: number})';
+    if (typeof src !== 'object' || src === null)
+      throw new InvalidArgumentError('src', expected, src);
+    // Each property is read once: a getter cannot pass the checks with one value and the copy
+    // with another.
+    const { devicePtr, byteLength } = src as Partial<DeviceSlice>;
+    if (typeof devicePtr !== 'bigint' || typeof byteLength !== 'number') {
+      throw new InvalidArgumentError('src', expected, src);
+    }
+    if (devicePtr <= 0n || devicePtr > MAX_DEVICE_POINTER) {
       throw new InvalidArgumentError(
-        'src',
-        'a DeviceSlice ({devicePtr: bigint, byteLength: number})',
-        src,
+        'src.devicePtr',
+        'a device pointer from 1n to 2n ** 64n - 1n',
+        devicePtr,
       );
     }
-    return { pointer: slice.devicePtr, byteLength: slice.byteLength };
+    if (!Number.isSafeInteger(byteLength) || byteLength < 0) {
+      throw new InvalidArgumentError('src.byteLength', 'a non-negative integer', byteLength);
+    }
+    if (devicePtr + BigInt(byteLength) - 1n > MAX_DEVICE_POINTER) {
+      throw new InvalidArgumentError(
+        'src.byteLength',
+        `at most ${MAX_DEVICE_POINTER - devicePtr + 1n} (the range must end below 2n ** 64n)`,
+        byteLength,
+      );
+    }
+    return { pointer: devicePtr, byteLength };
   }
 
   /** Copies all of `src` (same device) to the start of this buffer; returns when done. */
@@ -371,6 +393,7 @@ export class DeviceBuffer implements DeviceSlice {
     }
     this.#handle();
     return new DeviceBuffer(
+      FACTORY_TOKEN,
       this.device,
       this.#allocation,
       this.allocationOffset + byteOffset,

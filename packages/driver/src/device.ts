@@ -1,6 +1,7 @@
 import { type ArchSku, archSkuFromComputeCapability, InvalidArgumentError } from '@baracuda/types';
 import { callNative, noDeviceError, requireDriver } from './driver.js';
 import { createStreamOn } from './kinds.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { NativeDeviceInfo } from './native.js';
 import type { Stream, StreamOptions } from './stream.js';
 import { requireNonNegativeInteger } from './validate.js';
@@ -42,7 +43,8 @@ export class Device {
   /** The device supports stream-ordered allocation (cuMemAllocAsync). @internal */
   readonly memoryPoolsSupported: boolean;
 
-  private constructor(ordinal: number, info: NativeDeviceInfo) {
+  private constructor(token: FactoryToken, ordinal: number, info: NativeDeviceInfo) {
+    requireFactoryToken(token, 'Device', 'Device.get(ordinal)');
     this.ordinal = ordinal;
     this.name = info.name;
     this.computeCapability = Object.freeze({ major: info.major, minor: info.minor });
@@ -50,6 +52,8 @@ export class Device {
     this.smCount = info.smCount;
     this.totalMemory = info.totalMemory;
     this.memoryPoolsSupported = info.memoryPoolsSupported;
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Number of CUDA devices the driver reports. */
@@ -72,6 +76,7 @@ export class Device {
       );
     }
     const device = new Device(
+      FACTORY_TOKEN,
       ordinal,
       callNative((binding) => binding.deviceInfo(ordinal)),
     );

@@ -2,6 +2,7 @@ import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
 import { markEvent } from './kinds.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { EventHandle } from './native.js';
 import { requireStream, type Stream } from './stream.js';
 import { optionalBoolean, requireOptions } from './validate.js';
@@ -30,12 +31,21 @@ export class Event {
   readonly blockingSync: boolean;
   #handle: EventHandle | null;
 
-  private constructor(device: Device, timing: boolean, blockingSync: boolean, handle: EventHandle) {
+  private constructor(
+    token: FactoryToken,
+    device: Device,
+    timing: boolean,
+    blockingSync: boolean,
+    handle: EventHandle,
+  ) {
+    requireFactoryToken(token, 'Event', 'Event.create(device, options)');
     this.device = device;
     this.timing = timing;
     this.blockingSync = blockingSync;
     this.#handle = handle;
     markEvent(this);
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Creates an event on `device`. */
@@ -47,7 +57,7 @@ export class Event {
     const handle = callNative((binding) =>
       binding.eventCreate(target.ordinal, timing, blockingSync),
     );
-    return new Event(target, timing, blockingSync, handle);
+    return new Event(FACTORY_TOKEN, target, timing, blockingSync, handle);
   }
 
   /**

@@ -132,7 +132,7 @@ describe('KernelParams (no driver needed)', () => {
     const cases: [() => unknown, string][] = [
       [
         () => new KernelParams(0),
-        'Expected a positive integer for capacityBytes but received 0 of type number',
+        'Expected an integer from 1 to 32768 (CUDA takes at most 32764 bytes of kernel parameters) for capacityBytes but received 0 of type number',
       ],
       [
         () => p.u32(-1),

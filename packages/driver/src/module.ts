@@ -5,8 +5,10 @@
 import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, requireDriver, translateNativeError } from './driver.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { FunctionHandle, ModuleHandle, NativeBinding } from './native.js';
 import { Stream } from './stream.js';
+import { requireArrayBufferView } from './validate.js';
 
 const MAX_GRID_X = 2 ** 31 - 1;
 const MAX_GRID_YZ = 65535;
@@ -23,9 +25,12 @@ export class Module {
   #handle: ModuleHandle | null;
   readonly #functions = new Map<string, KernelFunction>();
 
-  private constructor(device: Device, handle: ModuleHandle) {
+  private constructor(token: FactoryToken, device: Device, handle: ModuleHandle) {
+    requireFactoryToken(token, 'Module', 'Module.load(image, device)');
     this.device = device;
     this.#handle = handle;
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /**
@@ -37,7 +42,7 @@ export class Module {
     const bytes = imageBytes(image);
     const target = resolveDevice('device', device);
     const handle = callNative((binding) => binding.moduleLoadData(target.ordinal, bytes));
-    return new Module(target, handle);
+    return new Module(FACTORY_TOKEN, target, handle);
   }
 
   /** True once `dispose()` has been called. */
@@ -60,11 +65,14 @@ export class Module {
     if (typeof name !== 'string' || name.length === 0) {
       throw new InvalidArgumentError('name', 'a non-empty string', name);
     }
+    if (name.includes('\0')) {
+      throw new InvalidArgumentError('name', 'a kernel name without NUL characters', name);
+    }
     const cached = this.#functions.get(name);
     if (cached) return cached;
     const { binding } = requireDriver();
     const fn = callNative((native) => native.moduleGetFunction(handle, name));
-    const kernel = new KernelFunction(this, name, fn, binding);
+    const kernel = new KernelFunction(FACTORY_TOKEN, this, name, fn, binding);
     this.#functions.set(name, kernel);
     return kernel;
   }
@@ -98,11 +106,19 @@ export class KernelFunction {
   readonly #binding: NativeBinding;
 
   /** @internal */
-  constructor(module: Module, name: string, handle: FunctionHandle, binding: NativeBinding) {
+  constructor(
+    token: FactoryToken,
+    module: Module,
+    name: string,
+    handle: FunctionHandle,
+    binding: NativeBinding,
+  ) {
+    requireFactoryToken(token, 'KernelFunction', 'module.getFunction(name)');
     this.module = module;
     this.name = name;
     this.#handle = handle;
     this.#binding = binding;
+    Object.freeze(this);
   }
 
   /**
@@ -174,6 +190,10 @@ export class KernelFunction {
     if (!(params instanceof Uint8Array)) {
       throw new InvalidArgumentError('params', 'a Uint8Array (see KernelParams)', params);
     }
+    requireArrayBufferView('params', params);
+    // Reading stream.raw and the grid/block elements may have run user code that disposed the
+    // module: checked again right before the native call.
+    if (this.module.disposed) throw new DisposedError(`Module of KernelFunction ${this.name}`);
     try {
       this.#binding.launchKernel(
         this.#handle,
@@ -216,6 +236,8 @@ function imageBytes(image: unknown): Uint8Array {
 }
 
 const KERNEL_PARAMS_DEFAULT_CAPACITY = 256;
+/** CUDA takes at most 32764 bytes of kernel parameters (4096 before CUDA 12.1). */
+const KERNEL_PARAMS_MAX_CAPACITY = 32768;
 
 /**
  * Packs kernel parameters at their natural alignment, as a C compiler lays out
@@ -230,14 +252,22 @@ export class KernelParams {
   #length = 0;
   #bytes: Uint8Array | null = null;
 
-  /** `capacityBytes` is a first size; the buffer grows as needed. Defaults to `256`. */
+  /**
+   * `capacityBytes` is a first size, from 1 to 32768; the buffer grows as needed. Defaults to
+   * `256`.
+   */
   constructor(capacityBytes: number = KERNEL_PARAMS_DEFAULT_CAPACITY) {
     if (
       typeof capacityBytes !== 'number' ||
       !Number.isSafeInteger(capacityBytes) ||
-      capacityBytes <= 0
+      capacityBytes <= 0 ||
+      capacityBytes > KERNEL_PARAMS_MAX_CAPACITY
     ) {
-      throw new InvalidArgumentError('capacityBytes', 'a positive integer', capacityBytes);
+      throw new InvalidArgumentError(
+        'capacityBytes',
+        `an integer from 1 to ${KERNEL_PARAMS_MAX_CAPACITY} (CUDA takes at most 32764 bytes of kernel parameters)`,
+        capacityBytes,
+      );
     }
     this.#buffer = new ArrayBuffer(capacityBytes);
     this.#view = new DataView(this.#buffer);

@@ -1,6 +1,8 @@
-import { DisposedError } from '@baracuda/types';
+import { constants } from 'node:buffer';
+import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative } from './driver.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { PinnedHandle } from './native.js';
 import { requireOptions, requirePositiveInteger } from './validate.js';
 
@@ -14,7 +16,10 @@ export interface PinnedHostBufferOptions {
  * Page-locked host memory (`cuMemHostAlloc`, portable). Copies from and to it
  * run at full bus speed and are truly asynchronous.
  *
- * Do not dispose it while an `upload`/`download` that uses `bytes` is pending.
+ * `dispose()` returns the page-locked memory at once (an `upload`/`download`
+ * still using it keeps it until that copy completes). V8 counts the bytes as
+ * external memory while the buffer lives, so buffers left to the GC are
+ * weighed as what they are.
  */
 export class PinnedHostBuffer {
   /** Size in bytes. */
@@ -23,20 +28,35 @@ export class PinnedHostBuffer {
   #buffer: ArrayBuffer;
   #bytes: Uint8Array;
 
-  private constructor(byteLength: number, handle: PinnedHandle, buffer: ArrayBuffer) {
+  private constructor(
+    token: FactoryToken,
+    byteLength: number,
+    handle: PinnedHandle,
+    buffer: ArrayBuffer,
+  ) {
+    requireFactoryToken(token, 'PinnedHostBuffer', 'PinnedHostBuffer.alloc(byteLength, options)');
     this.byteLength = byteLength;
     this.#handle = handle;
     this.#buffer = buffer;
     this.#bytes = new Uint8Array(buffer);
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Allocates `byteLength` bytes of page-locked host memory. */
   static alloc(byteLength: number, options?: PinnedHostBufferOptions): PinnedHostBuffer {
     requirePositiveInteger('byteLength', byteLength);
+    if (byteLength > constants.MAX_LENGTH) {
+      throw new InvalidArgumentError(
+        'byteLength',
+        `at most ${constants.MAX_LENGTH} bytes (the largest ArrayBuffer this Node.js makes)`,
+        byteLength,
+      );
+    }
     const opts = requireOptions('options', options);
     const device = resolveDevice('options.device', opts.device);
     const native = callNative((binding) => binding.hostAlloc(device.ordinal, byteLength));
-    return new PinnedHostBuffer(byteLength, native.handle, native.buffer);
+    return new PinnedHostBuffer(FACTORY_TOKEN, byteLength, native.handle, native.buffer);
   }
 
   /** The memory as bytes. Make other views with `new Float32Array(pinned.bytes.buffer)`. */
@@ -50,7 +70,10 @@ export class PinnedHostBuffer {
     return this.#handle === null;
   }
 
-  /** Frees the memory; every view over it becomes zero-length (detached). Idempotent. */
+  /**
+   * Frees the memory now (after the `upload`/`download` still using it, if
+   * any); every view over it becomes zero-length (detached). Idempotent.
+   */
   dispose(): void {
     const handle = this.#handle;
     if (handle === null) return;

@@ -3,6 +3,7 @@ import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
 import type { Event } from './event.js';
 import { isEvent, registerStreamFactory } from './kinds.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { StreamHandle } from './native.js';
 import { optionalBoolean, requireOptions } from './validate.js';
 
@@ -25,11 +26,23 @@ export class Stream {
   #handle: StreamHandle | null;
   readonly #raw: bigint;
 
-  private constructor(device: Device, nonBlocking: boolean, handle: StreamHandle) {
+  private constructor(
+    token: FactoryToken,
+    device: Device,
+    nonBlocking: boolean,
+    handle: StreamHandle,
+  ) {
+    requireFactoryToken(
+      token,
+      'Stream',
+      'Stream.create(device, options) or device.createStream(options)',
+    );
     this.device = device;
     this.nonBlocking = nonBlocking;
     this.#handle = handle;
     this.#raw = callNative((binding) => binding.streamRaw(handle));
+    // Frozen: no own property can shadow a getter this package reads (handle, disposed, ...).
+    Object.freeze(this);
   }
 
   /** Creates a stream on `device`. */
@@ -38,7 +51,7 @@ export class Stream {
     const nonBlocking = optionalBoolean('options.nonBlocking', opts.nonBlocking, false);
     const target = resolveDevice('device', device);
     const handle = callNative((binding) => binding.streamCreate(target.ordinal, nonBlocking));
-    return new Stream(target, nonBlocking, handle);
+    return new Stream(FACTORY_TOKEN, target, nonBlocking, handle);
   }
 
   /** The CUstream as a bigint, for libraries that take a raw stream (cudnn-sys). */

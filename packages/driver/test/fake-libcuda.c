@@ -31,11 +31,25 @@
  *   fake_iota    writes u32 i to out[i] for every thread i of a 1-D launch
  *   fake_fail    returns CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
  * Any other entry launches successfully and does nothing.
+ *
+ * Device memory is checked as a real driver checks it: every device pointer a
+ * call dereferences (copies, memsets, the writing kernels' `out`) must lie,
+ * with its whole range, inside a live allocation; otherwise the call returns
+ * CUDA_ERROR_INVALID_VALUE (the kernels: CUDA_ERROR_ILLEGAL_ADDRESS) and
+ * touches nothing. Frees of unknown pointers return CUDA_ERROR_INVALID_VALUE.
+ *
+ * Live counts: the fake counts what is alive (device allocations and their
+ * bytes, page-locked host allocations, streams, events, modules, functions,
+ * retained primary contexts) and exports them as `fake_live_counts()`, a JSON
+ * string. Tests read it in-process with `fakeLiveCounts()` from
+ * scripts/testing/build-fake.mjs (a tiny Node-API reader, see there), e.g. to
+ * assert that dispose() freed everything. Thread-safe: workers share it.
  */
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -44,6 +58,32 @@ typedef unsigned long long CUdeviceptr;
 #define FAKE_DRIVER_VERSION 12080
 
 static unsigned long long allocated = 0;
+
+/* Live objects, under `lock` (worker threads call in at the same time). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  long long allocations, hostAllocations, streams, events, modules, functions, contexts;
+} live;
+#define LIVE_ADD(field, n)        \
+  do {                            \
+    pthread_mutex_lock(&lock);    \
+    live.field += (n);            \
+    pthread_mutex_unlock(&lock);  \
+  } while (0)
+
+/* The JSON of the live counts; the string stays valid until the calling thread's next call. */
+const char* fake_live_counts(void) {
+  static __thread char text[512];
+  pthread_mutex_lock(&lock);
+  snprintf(text, sizeof text,
+           "{\"allocations\":%lld,\"allocatedBytes\":%llu,\"hostAllocations\":%lld,"
+           "\"streams\":%lld,\"events\":%lld,\"modules\":%lld,\"functions\":%lld,"
+           "\"contexts\":%lld}",
+           live.allocations, allocated, live.hostAllocations, live.streams, live.events,
+           live.modules, live.functions, live.contexts);
+  pthread_mutex_unlock(&lock);
+  return text;
+}
 
 static int env_int(const char* name, int fallback) {
   const char* value = getenv(name);
@@ -73,6 +113,7 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
     case 400: *name = "CUDA_ERROR_INVALID_HANDLE"; return 0;
     case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
     case 600: *name = "CUDA_ERROR_NOT_READY"; return 0;
+    case 700: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
     case 701: *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; return 0;
     default: *name = 0; return 1;
   }
@@ -120,11 +161,16 @@ static unsigned long long set_current_calls = 0;
 CUresult cuDevicePrimaryCtxRetain(void** context, int device) {
   (void)device;
   *context = &context_token;
+  LIVE_ADD(contexts, 1);
   return 0;
 }
-CUresult cuDevicePrimaryCtxRelease_v2(int device) { (void)device; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(int device) {
+  (void)device;
+  LIVE_ADD(contexts, -1);
+  return 0;
+}
 CUresult cuCtxSetCurrent(void* context) {
-  set_current_calls++;
+  __atomic_fetch_add(&set_current_calls, 1, __ATOMIC_RELAXED);
   current = context;
   return 0;
 }
@@ -134,9 +180,16 @@ CUresult cuCtxSynchronize(void) { return current ? 0 : 201; }
 CUresult cuStreamCreate(void** stream, unsigned int flags) {
   (void)flags;
   *stream = malloc(16);
+  if (!*stream) return 2;
+  LIVE_ADD(streams, 1);
   return 0;
 }
-CUresult cuStreamDestroy_v2(void* stream) { free(stream); return 0; }
+CUresult cuStreamDestroy_v2(void* stream) {
+  if (!stream) return 400;
+  free(stream);
+  LIVE_ADD(streams, -1);
+  return 0;
+}
 CUresult cuStreamSynchronize(void* stream) { (void)stream; return 0; }
 CUresult cuStreamQuery(void* stream) { (void)stream; return 0; }
 CUresult cuStreamWaitEvent(void* stream, void* event, unsigned int flags) {
@@ -159,14 +212,21 @@ CUresult cuEventCreate(void** event, unsigned int flags) {
     fclose(log);
   }
   *event = calloc(1, sizeof(struct fake_event));
+  if (!*event) return 2;
+  LIVE_ADD(events, 1);
   return 0;
 }
-CUresult cuEventDestroy_v2(void* event) { free(event); return 0; }
+CUresult cuEventDestroy_v2(void* event) {
+  if (!event) return 400;
+  free(event);
+  LIVE_ADD(events, -1);
+  return 0;
+}
 CUresult cuEventRecord(void* event, void* stream) {
   (void)stream;
   struct fake_event* e = event;
   e->records += 1;
-  e->launches = launches;
+  e->launches = __atomic_load_n(&launches, __ATOMIC_RELAXED);
   return 0;
 }
 CUresult cuEventQuery(void* event) { (void)event; return 0; }
@@ -181,25 +241,75 @@ CUresult cuEventElapsedTime_v2(float* ms, void* start, void* end) {
   return 0;
 }
 
-/* Each allocation carries its size in a header so frees can be counted. */
-static CUresult fake_alloc(CUdeviceptr* pointer, size_t bytes) {
-  if (bytes == 0) return 1;
-  if (allocated + bytes > FAKE_TOTAL_MEMORY) return 2;
-  unsigned char* block = malloc(bytes + 256);
-  if (!block) return 2;
-  memcpy(block, &bytes, sizeof bytes);
-  allocated += bytes;
-  *pointer = (CUdeviceptr)(uintptr_t)(block + 256);
-  return 0;
-}
-static CUresult fake_free(CUdeviceptr pointer) {
-  unsigned char* block = (unsigned char*)(uintptr_t)pointer - 256;
+/* The live device allocations, newest first, under `lock`. "Device memory" is
+   host memory, but only pointers inside one of these are ever dereferenced. */
+struct fake_allocation {
+  unsigned char* data;
   size_t bytes;
-  memcpy(&bytes, block, sizeof bytes);
-  allocated -= bytes;
-  free(block);
+  struct fake_allocation* next;
+};
+static struct fake_allocation* allocations = 0;
+
+static CUresult fake_alloc(CUdeviceptr* pointer, size_t bytes) {
+  if (!pointer || bytes == 0) return 1;
+  pthread_mutex_lock(&lock);
+  if (allocated + bytes > FAKE_TOTAL_MEMORY) {
+    pthread_mutex_unlock(&lock);
+    return 2;
+  }
+  struct fake_allocation* entry = malloc(sizeof *entry);
+  unsigned char* data = malloc(bytes);
+  if (!entry || !data) {
+    free(entry);
+    free(data);
+    pthread_mutex_unlock(&lock);
+    return 2;
+  }
+  entry->data = data;
+  entry->bytes = bytes;
+  entry->next = allocations;
+  allocations = entry;
+  allocated += bytes;
+  live.allocations++;
+  pthread_mutex_unlock(&lock);
+  *pointer = (CUdeviceptr)(uintptr_t)data;
   return 0;
 }
+
+static CUresult fake_free(CUdeviceptr pointer) {
+  pthread_mutex_lock(&lock);
+  for (struct fake_allocation** at = &allocations; *at; at = &(*at)->next) {
+    struct fake_allocation* entry = *at;
+    if ((CUdeviceptr)(uintptr_t)entry->data == pointer) {
+      *at = entry->next;
+      allocated -= entry->bytes;
+      live.allocations--;
+      pthread_mutex_unlock(&lock);
+      free(entry->data);
+      free(entry);
+      return 0;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return 1; /* CUDA_ERROR_INVALID_VALUE: not an allocation of ours */
+}
+
+/* The host address behind [pointer, pointer + bytes) when all of it lies in one
+   live allocation; NULL otherwise. A range of 0 bytes still needs a valid start. */
+static unsigned char* device_range(CUdeviceptr pointer, size_t bytes) {
+  unsigned char* found = 0;
+  pthread_mutex_lock(&lock);
+  for (struct fake_allocation* entry = allocations; entry; entry = entry->next) {
+    CUdeviceptr base = (CUdeviceptr)(uintptr_t)entry->data;
+    if (pointer >= base && pointer - base <= entry->bytes && bytes <= entry->bytes - (pointer - base)) {
+      found = entry->data + (pointer - base);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return found;
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr* pointer, size_t bytes) { return fake_alloc(pointer, bytes); }
 CUresult cuMemFree_v2(CUdeviceptr pointer) { return fake_free(pointer); }
 CUresult cuMemAllocAsync(CUdeviceptr* pointer, size_t bytes, void* stream) {
@@ -208,33 +318,67 @@ CUresult cuMemAllocAsync(CUdeviceptr* pointer, size_t bytes, void* stream) {
 }
 CUresult cuMemFreeAsync(CUdeviceptr pointer, void* stream) { (void)stream; return fake_free(pointer); }
 CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
+  pthread_mutex_lock(&lock);
   *free_bytes = FAKE_TOTAL_MEMORY - allocated;
+  pthread_mutex_unlock(&lock);
   *total = FAKE_TOTAL_MEMORY;
   return 0;
 }
 CUresult cuMemHostAlloc(void** pointer, size_t bytes, unsigned int flags) {
   (void)flags;
+  if (!pointer || bytes == 0) return 1;
   *pointer = malloc(bytes);
-  return *pointer ? 0 : 2;
+  if (!*pointer) return 2;
+  LIVE_ADD(hostAllocations, 1);
+  return 0;
 }
-CUresult cuMemFreeHost(void* pointer) { free(pointer); return 0; }
-
-#define DEV(p) ((void*)(uintptr_t)(p))
-CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) { memcpy(DEV(dst), src, n); return 0; }
-CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) { memcpy(dst, DEV(src), n); return 0; }
-CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { memmove(DEV(dst), DEV(src), n); return 0; }
+CUresult cuMemFreeHost(void* pointer) {
+  if (!pointer) return 1;
+  free(pointer);
+  LIVE_ADD(hostAllocations, -1);
+  return 0;
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
+  unsigned char* to = device_range(dst, n);
+  if (!to || (n > 0 && !src)) return 1;
+  memcpy(to, src, n);
+  return 0;
+}
+CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
+  unsigned char* from = device_range(src, n);
+  if (!from || (n > 0 && !dst)) return 1;
+  memcpy(dst, from, n);
+  return 0;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  unsigned char* to = device_range(dst, n);
+  unsigned char* from = device_range(src, n);
+  if (!to || !from) return 1;
+  memmove(to, from, n);
+  return 0;
+}
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, void* s) { (void)s; return cuMemcpyHtoD_v2(dst, src, n); }
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, void* s) { (void)s; return cuMemcpyDtoH_v2(dst, src, n); }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, void* s) { (void)s; return cuMemcpyDtoD_v2(dst, src, n); }
-CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, void* s) { (void)s; memset(DEV(dst), v, n); return 0; }
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, void* s) {
+  (void)s;
+  unsigned char* to = device_range(dst, n);
+  if (!to) return 1;
+  memset(to, v, n);
+  return 0;
+}
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, void* s) {
   (void)s;
-  for (size_t i = 0; i < n; ++i) memcpy((unsigned char*)DEV(dst) + 2 * i, &v, 2);
+  unsigned char* to = n > SIZE_MAX / 2 ? 0 : device_range(dst, 2 * n);
+  if (!to) return 1;
+  for (size_t i = 0; i < n; ++i) memcpy(to + 2 * i, &v, 2);
   return 0;
 }
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, void* s) {
   (void)s;
-  for (size_t i = 0; i < n; ++i) memcpy((unsigned char*)DEV(dst) + 4 * i, &v, 4);
+  unsigned char* to = n > SIZE_MAX / 4 ? 0 : device_range(dst, 4 * n);
+  if (!to) return 1;
+  for (size_t i = 0; i < n; ++i) memcpy(to + 4 * i, &v, 4);
   return 0;
 }
 #ifndef FAKE_CUDA_NO_MODULES
@@ -265,7 +409,10 @@ CUresult cuModuleLoadData(void** module, const void* image) {
   loaded->length = strlen(text);
   loaded->image = malloc(loaded->length + 1);
   memcpy(loaded->image, text, loaded->length + 1);
+  pthread_mutex_lock(&lock);
   live_modules++;
+  live.modules++;
+  pthread_mutex_unlock(&lock);
   *module = loaded;
   return 0;
 }
@@ -274,16 +421,22 @@ CUresult cuModuleUnload(void* module) {
   if (!loaded || loaded->magic != FAKE_MODULE_MAGIC) return 400;
   if (!current) return 201;
   struct fake_function* fn = loaded->functions;
+  long long functions = 0;
   while (fn) {
     struct fake_function* next = fn->next;
     fn->magic = 0;
     free(fn);
     fn = next;
+    functions++;
   }
   loaded->magic = 0;
   free(loaded->image);
   free(loaded);
+  pthread_mutex_lock(&lock);
   live_modules--;
+  live.modules--;
+  live.functions -= functions;
+  pthread_mutex_unlock(&lock);
   return 0;
 }
 static int is_identifier(char c) {
@@ -304,8 +457,11 @@ CUresult cuModuleGetFunction(void** function, void* module, const char* name) {
       fn->magic = FAKE_FUNCTION_MAGIC;
       fn->module = loaded;
       memcpy(fn->name, name, length + 1);
+      pthread_mutex_lock(&lock);
       fn->next = loaded->functions;
       loaded->functions = fn;
+      live.functions++;
+      pthread_mutex_unlock(&lock);
       *function = fn;
       return 0;
     }
@@ -342,14 +498,24 @@ CUresult cuLaunchKernel(void* function, unsigned int gx, unsigned int gy, unsign
   if (param_bytes > 0 && !params) return 1;
   const char* name = fn->name;
   if (strcmp(name, "fake_fail") == 0) return 701;
-  launches++;
+  __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
   int writes = strcmp(name, "fake_record") == 0 || strcmp(name, "fake_image") == 0 ||
                strcmp(name, "fake_iota") == 0;
   if (!writes) return 0;
   if (param_bytes < 8) return 1;
   CUdeviceptr out_pointer;
   memcpy(&out_pointer, params, 8);
-  unsigned char* out = (unsigned char*)(uintptr_t)out_pointer;
+  size_t needed;
+  if (strcmp(name, "fake_record") == 0) {
+    needed = sizeof(struct launch_record) + param_bytes;
+  } else if (strcmp(name, "fake_image") == 0) {
+    needed = 8 + fn->module->length + 1;
+  } else {
+    needed = 4 * (size_t)gx * (size_t)bx;
+  }
+  /* A kernel writing outside device memory faults: CUDA_ERROR_ILLEGAL_ADDRESS. */
+  unsigned char* out = device_range(out_pointer, needed);
+  if (!out) return 700;
   if (strcmp(name, "fake_record") == 0) {
     struct launch_record record = {{gx, gy, gz}, {bx, by, bz}, shared, (unsigned int)live_modules,
                                    (unsigned long long)(uintptr_t)stream, param_bytes,

@@ -5,6 +5,11 @@
  * tests can see exactly what the addon passed to C (element counts, typed-array bytes,
  * descriptor arrays). Not shipped in the addon; never loaded outside tests.
  *
+ * Live counts: the fake counts the handles, tensor, filter and convolution descriptors and backend
+ * descriptors alive, and exports them as fake_live_counts(), a JSON string; tests read it in-process
+ * with fakeLiveCounts() of scripts/testing/build-fake.mjs (fakeCudnnLiveCounts() in
+ * src/test-support.ts) to assert that destroying and disposing freed everything. Thread-safe.
+ *
  * FAKE_CUDNN_ENGINES (read at each call) scripts the engine configs the heuristics offer, as
  * `ENGINE[:KNOB=VALUE[,KNOB=VALUE...]][@WORKSPACE_BYTES][!NOTE[,NOTE...]]` separated by `;`, e.g.
  * `0:2=1,4=0;0:2=3;28@4096!0`. An engine reports the numerical notes (cudnnBackendNumericalNote_t
@@ -28,8 +33,28 @@
 #include <string.h>
 
 typedef int status_t;
-static char g_log[4096];
+/* The log is per thread, as cuDNN's last-error string is: worker threads may call at once. */
+static __thread char g_log[4096];
 static int g_next_id = 1;
+#define NEXT_ID() __atomic_fetch_add(&g_next_id, 1, __ATOMIC_RELAXED)
+
+/* Live objects, so tests can assert that dispose freed everything: fake_live_counts() returns
+   them as a JSON string (read in-process with fakeLiveCounts() of scripts/testing/build-fake.mjs). */
+static long long live_handles, live_tensors, live_filters, live_convolutions, live_backend;
+#define LIVE_ADD(counter, n) __atomic_add_fetch(&(counter), (n), __ATOMIC_RELAXED)
+
+const char *fake_live_counts(void) {
+  static __thread char text[256];
+  snprintf(text, sizeof text,
+           "{\"handles\":%lld,\"tensors\":%lld,\"filters\":%lld,\"convolutions\":%lld,"
+           "\"activations\":0,\"backendDescriptors\":%lld}",
+           __atomic_load_n(&live_handles, __ATOMIC_RELAXED),
+           __atomic_load_n(&live_tensors, __ATOMIC_RELAXED),
+           __atomic_load_n(&live_filters, __ATOMIC_RELAXED),
+           __atomic_load_n(&live_convolutions, __ATOMIC_RELAXED),
+           __atomic_load_n(&live_backend, __ATOMIC_RELAXED));
+  return text;
+}
 
 static void log_call(const char *format, ...) {
   va_list args;
@@ -300,8 +325,9 @@ void cudnnGetLastErrorString(char *message, size_t max_size) {
 
 status_t cudnnCreate(void **out) {
   handle_t *handle = calloc(1, sizeof *handle);
-  handle->id = g_next_id++;
+  handle->id = NEXT_ID();
   *out = handle;
+  LIVE_ADD(live_handles, 1);
   log_call("cudnnCreate #%d", handle->id);
   return 0;
 }
@@ -310,6 +336,7 @@ status_t cudnnDestroy(void *p) {
   handle_t *handle = p;
   log_call("cudnnDestroy #%d", handle->id);
   free(handle);
+  LIVE_ADD(live_handles, -1);
   return 0;
 }
 
@@ -330,9 +357,10 @@ status_t cudnnGetStream(void *p, void **stream) {
 status_t cudnnBackendCreateDescriptor(int type, void **out) {
   if (type == 999) return 2000; /* lets a test see a failed create */
   backend_t *desc = calloc(1, sizeof *desc);
-  desc->id = g_next_id++;
+  desc->id = NEXT_ID();
   desc->type = type;
   *out = desc;
+  LIVE_ADD(live_backend, 1);
   log_call("cudnnBackendCreateDescriptor type=%d #%d", type, desc->id);
   return 0;
 }
@@ -341,6 +369,7 @@ status_t cudnnBackendDestroyDescriptor(void *p) {
   backend_t *desc = p;
   log_call("cudnnBackendDestroyDescriptor #%d", desc->id);
   free(desc);
+  LIVE_ADD(live_backend, -1);
   return 0;
 }
 
@@ -596,16 +625,18 @@ status_t cudnnBackendExecute(void *handle, void *plan, void *pack) {
 
 static status_t create_tensor(void **out, const char *what) {
   tensor_t *t = calloc(1, sizeof *t);
-  t->id = g_next_id++;
+  t->id = NEXT_ID();
   *out = t;
   log_call("%s #%d", what, t->id);
   return 0;
 }
 
 status_t cudnnCreateTensorDescriptor(void **out) {
+  LIVE_ADD(live_tensors, 1);
   return create_tensor(out, "cudnnCreateTensorDescriptor");
 }
 status_t cudnnCreateFilterDescriptor(void **out) {
+  LIVE_ADD(live_filters, 1);
   return create_tensor(out, "cudnnCreateFilterDescriptor");
 }
 
@@ -650,6 +681,7 @@ status_t cudnnTransformTensor(void *h, const void *alpha, const void *xd, const 
 status_t cudnnDestroyTensorDescriptor(void *p) {
   log_call("cudnnDestroyTensorDescriptor #%d", ((tensor_t *)p)->id);
   free(p);
+  LIVE_ADD(live_tensors, -1);
   return 0;
 }
 
@@ -678,6 +710,7 @@ status_t cudnnGetFilterNdDescriptor(const void *p, int requested, int *data_type
 status_t cudnnDestroyFilterDescriptor(void *p) {
   log_call("cudnnDestroyFilterDescriptor #%d", ((tensor_t *)p)->id);
   free(p);
+  LIVE_ADD(live_filters, -1);
   return 0;
 }
 
@@ -685,15 +718,17 @@ status_t cudnnDestroyFilterDescriptor(void *p) {
 
 status_t cudnnCreateConvolutionDescriptor(void **out) {
   conv_t *c = calloc(1, sizeof *c);
-  c->id = g_next_id++;
+  c->id = NEXT_ID();
   c->group_count = 1;
   *out = c;
+  LIVE_ADD(live_convolutions, 1);
   return 0;
 }
 
 status_t cudnnDestroyConvolutionDescriptor(void *p) {
   log_call("cudnnDestroyConvolutionDescriptor #%d", ((conv_t *)p)->id);
   free(p);
+  LIVE_ADD(live_convolutions, -1);
   return 0;
 }
 

@@ -1,16 +1,14 @@
 /**
- * Builds test/fake-libcuda.c into a temporary shared library, for tests that
- * need "a driver" on machines without one. Returns null when no C compiler is
- * available (the tests that need it then skip).
+ * Builds test/fake-libcuda.c into a shared library, for tests that need "a
+ * driver" on machines without one, through the repository's one build helper
+ * for test-only C (scripts/testing/build-fake.mjs). Returns null when no C
+ * compiler is available (the tests that need it then skip).
  * @internal
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const SOURCE = resolve(dirname(fileURLToPath(import.meta.url)), '../../test/fake-libcuda.c');
+import {
+  buildFakeLibcudaLibrary,
+  fakeLiveCounts as readLiveCounts,
+} from '../../../../scripts/testing/build-fake.mjs';
 
 export interface FakeLibcudaOptions {
   /** Only cuInit, cuDriverGetVersion and cuDeviceGetCount. */
@@ -22,15 +20,28 @@ export interface FakeLibcudaOptions {
 }
 
 export function buildFakeLibcuda(options: FakeLibcudaOptions = {}): string | null {
-  const output = join(mkdtempSync(join(tmpdir(), 'baracuda-fake-cuda-')), 'libcuda.so.1');
-  const args = ['-shared', '-fPIC', '-O1', '-o', output, SOURCE];
-  if (options.minimal) args.unshift('-DFAKE_CUDA_MINIMAL');
-  if (options.noModules) args.unshift('-DFAKE_CUDA_NO_MODULES');
-  if (options.noLaunch) args.unshift('-DFAKE_CUDA_NO_LAUNCH');
   try {
-    execFileSync('cc', args, { stdio: 'pipe' });
-    return output;
+    return buildFakeLibcudaLibrary(options);
   } catch {
     return null;
   }
+}
+
+/** What the fake libcuda at `library` holds alive now (see test/fake-libcuda.c). */
+export interface FakeCudaLiveCounts {
+  allocations: number;
+  allocatedBytes: number;
+  hostAllocations: number;
+  streams: number;
+  events: number;
+  modules: number;
+  functions: number;
+  contexts: number;
+}
+
+/** The live counts of the fake loaded from `library` in this process; throws when it is not loaded. */
+export function fakeCudaLiveCounts(library: string): FakeCudaLiveCounts {
+  const counts = readLiveCounts(library);
+  if (counts === null) throw new Error(`${library} is not loaded in this process`);
+  return counts as unknown as FakeCudaLiveCounts;
 }

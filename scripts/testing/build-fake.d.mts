@@ -1,0 +1,16 @@
+/** Types of build-fake.mjs: the one place test-only C (the fakes) is compiled. */
+export declare const REPO_ROOT: string;
+export declare const FAKE_SOURCES: Readonly<{ libcuda: string; cudnn: string }>;
+export declare function buildSharedLibrary(options: {
+  source: string;
+  fileName: string;
+  defines?: readonly string[];
+  includeDirs?: readonly string[];
+}): string;
+export declare function buildFakeLibcudaLibrary(options?: {
+  minimal?: boolean;
+  noModules?: boolean;
+  noLaunch?: boolean;
+}): string;
+export declare function buildFakeCudnnLibrary(): string;
+export declare function fakeLiveCounts(libraryPath: string): Record<string, number> | null;
