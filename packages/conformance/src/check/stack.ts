@@ -210,12 +210,16 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
           .withDilation(p.dil[0], p.dil[1], p.dil[2])
           .withGroups(p.groups)
           .withLayout(p.layout);
-        const plan = await kernels.Conv3dPlan.select(stream as Stream, descriptor, {
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-          algorithm: request.algorithm,
-          allowTf32: request.dtype === 'tf32',
-          deterministic: request.deterministic ?? false,
-        });
+        const plan = await kernels.Conv3dPlan.select(
+          stream as Stream,
+          descriptor,
+          {
+            algorithm: request.algorithm,
+            allowTf32: request.dtype === 'tf32',
+            deterministic: request.deterministic ?? false,
+          },
+          options.onProgress ? { onProgress: options.onProgress } : undefined,
+        );
         return {
           workspaceSize: (pass: Pass) =>
             pass === 'fw'
