@@ -1,0 +1,61 @@
+/** Counts per outcome class and package, and the failing cases with their reproducers. */
+import { type CaseResult, FAILING, type OutcomeClass, PACKAGES } from './model.js';
+
+const CLASSES: readonly OutcomeClass[] = ['signal', 'hang', 'silent', 'untyped', 'typed', 'ok'];
+
+export interface Summary {
+  results: readonly CaseResult[];
+  failing: readonly CaseResult[];
+  missing: readonly string[];
+}
+
+export function summarize(results: readonly CaseResult[], missing: readonly string[]): Summary {
+  return { results, failing: results.filter((r) => FAILING.includes(r.outcome)), missing };
+}
+
+function table(results: readonly CaseResult[]): string[] {
+  const rows = [`${'package'.padEnd(10)} ${CLASSES.map((c) => c.padStart(7)).join(' ')}   total`];
+  for (const pkg of [...PACKAGES, 'all'] as const) {
+    const mine = results.filter((r) => pkg === 'all' || r.pkg === pkg);
+    const counts = CLASSES.map((c) => String(mine.filter((r) => r.outcome === c).length).padStart(7));
+    rows.push(`${pkg.padEnd(10)} ${counts.join(' ')}   ${mine.length}`);
+  }
+  return rows;
+}
+
+const REPRODUCE = 'node packages/corpus/dist/cli.js --case';
+
+function failureLines(failing: readonly CaseResult[]): string[] {
+  const lines: string[] = [];
+  for (const outcome of FAILING) {
+    for (const pkg of PACKAGES) {
+      const group = failing.filter((r) => r.outcome === outcome && r.pkg === pkg);
+      if (group.length === 0) continue;
+      lines.push('', `## ${outcome} — ${pkg} (${group.length})`);
+      for (const r of group) lines.push(`- ${REPRODUCE} '${r.id}'  → ${r.detail}`);
+    }
+  }
+  return lines;
+}
+
+export function formatReport(
+  summary: Summary,
+  run: { seconds: number; command: string },
+): { short: string; full: string } {
+  const head = [
+    `baracuda corpus: ${summary.results.length} cases in ${run.seconds.toFixed(1)} s (children: ${run.command})`,
+    ...table(summary.results),
+    `failing: ${summary.failing.length} (signal ${count(summary, 'signal')}, hang ${count(summary, 'hang')}, silent ${count(summary, 'silent')}, untyped ${count(summary, 'untyped')})`,
+  ];
+  if (summary.missing.length > 0) {
+    head.push(`exports or members with no corpus entry (${summary.missing.length}):`);
+    for (const m of summary.missing) head.push(`- ${m}`);
+  }
+  const failures = failureLines(summary.failing);
+  const full = ['# baracuda corpus report', '', '```', ...head, '```', ...failures, ''].join('\n');
+  return { short: [...head, ...failures].join('\n'), full };
+}
+
+function count(summary: Summary, outcome: OutcomeClass): number {
+  return summary.failing.filter((r) => r.outcome === outcome).length;
+}
