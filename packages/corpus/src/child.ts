@@ -78,6 +78,10 @@ async function run(c: CaseRef, fixtures: Fixtures): Promise<Observation | { setu
   }
 }
 
+/** A full GC after every case ($BARACUDA_CORPUS_GC_EACH=1); else once, after the batch. */
+const GC_EACH = process.env.BARACUDA_CORPUS_GC_EACH === '1';
+const collect = () => (globalThis as { gc?: () => void }).gc?.();
+
 let current: string | undefined;
 const late = (error: unknown) => emit({ t: 'late', id: current, seen: thrown(error) });
 process.on('uncaughtException', late);
@@ -108,8 +112,10 @@ async function main(): Promise<void> {
     emit({ t: 'done', id, ...('setup' in seen ? { setup: seen.setup } : { seen }) });
     // Let callbacks and finalizers of this case run while it is still the current one.
     await new Promise((resolve) => setImmediate(resolve));
-    (globalThis as { gc?: () => void }).gc?.();
+    if (GC_EACH) collect();
   }
+  // Finalizers of the whole batch: a crash here sends the parent re-running each case alone.
+  collect();
   current = undefined;
   clearInterval(alive);
 }

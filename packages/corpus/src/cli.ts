@@ -32,7 +32,7 @@ function parse(argv: readonly string[]): Flags {
     filter: null,
     jobs: 2,
     batchSize: 200,
-    timeoutMs: 10_000,
+    timeoutMs: 5_000,
     report: null,
     list: false,
   };

@@ -5,14 +5,12 @@
  * corpus sweeps it.
  */
 import type { PackageCorpus } from './model.js';
+import { memberLabel } from './targets/build.js';
 
 function isClass(value: unknown): value is Function {
   return typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
 }
 
-function memberName(key: string | symbol): string {
-  return typeof key === 'symbol' ? `[${key.description}]` : key;
-}
 
 /** The ids an export needs: `pkg/name` for a function; `pkg/Name()`, `.static` and `#member` for a class. */
 export function requiredIds(pkg: string, name: string, value: unknown): string[] {
@@ -20,11 +18,11 @@ export function requiredIds(pkg: string, name: string, value: unknown): string[]
   const ids = [`${pkg}/${name}()`];
   for (const key of Reflect.ownKeys(value)) {
     if (key === 'length' || key === 'name' || key === 'prototype') continue;
-    ids.push(`${pkg}/${name}.${memberName(key)}`);
+    ids.push(`${pkg}/${name}.${memberLabel(key)}`);
   }
   for (const key of Reflect.ownKeys(value.prototype)) {
     if (key === 'constructor') continue;
-    ids.push(`${pkg}/${name}#${memberName(key)}`);
+    ids.push(`${pkg}/${name}#${memberLabel(key)}`);
   }
   return ids;
 }

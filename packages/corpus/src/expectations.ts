@@ -166,7 +166,10 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
     extras: ['u8', 'u8Empty', 'nodeBuffer', 'sharedU8', 'detachedU8', 'dataView', 'f32View'],
     accepts: ['u8', 'u8Empty', 'nodeBuffer', 'sharedU8'],
   },
-  capacity: { extras: ['two', 'n256', 'pow40'], accepts: ['undefined', 'one', 'two', 'n256'] },
+  capacity: {
+    extras: ['two', 'n256', 'pow40'],
+    accepts: ['undefined', 'one', 'two', 'n256', 'pow31', 'pow32'],
+  },
   u32Param: { extras: ['pow32minus1'], accepts: ['zero', 'one', 'pow31', 'pow32minus1'] },
   i32Param: { extras: ['pow31minus1'], accepts: ['zero', 'one', 'negative', 'pow31minus1'] },
   u64Param: {
@@ -285,7 +288,10 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
     accepts: ['undefined', 'null', 'workspaceNone', 'workspaceBorrowed'],
     reentrant: true,
   },
-  scalar: { extras: [], accepts: ['undefined', 'zero', 'one', 'negative', 'fraction'] },
+  scalar: {
+    extras: [],
+    accepts: ['undefined', 'zero', 'one', 'negative', 'fraction', 'pow31', 'pow32', 'pow53'],
+  },
   runStream: {
     extras: ['stream0', 'stream1', 'streamDisposed', 'streamMimic', 'streamRawNeg'],
     accepts: ['undefined', 'stream0', 'streamMimic'],

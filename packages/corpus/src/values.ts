@@ -67,22 +67,32 @@ function withFirst(ctx: ValueContext, first: unknown): unknown {
 }
 
 /**
- * A proxy of the valid value whose first property read disposes the victim, then answers as the
- * valid value would: the getter runs inside the call, after the call has looked at its target.
+ * A copy of the valid array or plain object whose properties are getters: the first one read
+ * disposes the victim, then each answers as the valid value would. A real array with accessor
+ * elements (not a Proxy), so native code that checks IsArray walks it and runs the getter after
+ * it has looked at its target.
  */
 function reentrant(ctx: ValueContext): unknown {
   const valid = ctx.valid;
   if (typeof valid !== 'object' || valid === null) return valid;
   let fired = false;
-  return new Proxy(valid, {
-    get(target, key, receiver) {
-      if (!fired && typeof key !== 'symbol') {
-        fired = true;
-        ctx.victim?.();
-      }
-      return Reflect.get(target, key, receiver);
-    },
-  });
+  const fire = () => {
+    if (!fired) {
+      fired = true;
+      ctx.victim?.();
+    }
+  };
+  const copy: object = Array.isArray(valid) ? new Array(valid.length) : {};
+  for (const [key, value] of Object.entries(valid)) {
+    Object.defineProperty(copy, key, {
+      enumerable: true,
+      get() {
+        fire();
+        return value;
+      },
+    });
+  }
+  return copy;
 }
 
 /** The valid object or array with a property or element that refers back to itself. */

@@ -14,6 +14,12 @@ export const prop = (index: number, path: string, kind: string): SlotSpec => ({
   kind,
 });
 
+/** How ids name a member: its name, or `[Symbol.dispose]` for the well-known symbol. */
+export function memberLabel(key: string | symbol): string {
+  if (typeof key === 'string') return key;
+  return key === Symbol.dispose ? '[Symbol.dispose]' : `[${key.description}]`;
+}
+
 /** A fixture value by name, made the way a swept value of that name is. */
 export function fixture(fixtures: Fixtures, name: string): unknown {
   return makeValue(name, { fixtures, valid: undefined, victim: undefined });

@@ -2,7 +2,7 @@
 import * as driver from '@baracuda/driver';
 import type { Fixtures, PackageCorpus, Prepared } from '../model.js';
 import { track } from '../track.js';
-import { arg, fixture, member, prop, self, type TargetSpec, targetsOf } from './build.js';
+import { arg, fixture, member, memberLabel, prop, self, type TargetSpec, targetsOf } from './build.js';
 import { DRIVER_VALUES, newBuffer, newEvent, newModule, newStream, PTX } from './driver-values.js';
 
 const { Device, DeviceBuffer, Event, KernelFunction, KernelParams, Module, PinnedHostBuffer, Stream } =
@@ -53,11 +53,11 @@ function method(
   slots: TargetSpec['slots'],
 ): TargetSpec {
   const Class = (driver as unknown as Record<string, { prototype: object }>)[className]!;
-  const label = typeof name === 'symbol' ? `[${name.description}]` : name;
   return {
-    id: `${className}#${label}`,
+    id: `${className}#${memberLabel(name)}`,
     slots,
-    hasVictim: true,
+    // Device and KernelParams have nothing to dispose mid-call.
+    hasVictim: className !== 'Device' && className !== 'KernelParams',
     prepare: (f): Prepared => {
       const { object, victim } = make(f);
       const call = member(Class.prototype, name);

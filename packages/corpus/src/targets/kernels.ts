@@ -5,7 +5,7 @@
 import * as kernels from '@baracuda/kernels';
 import type { Fixtures, PackageCorpus, Prepared } from '../model.js';
 import { track } from '../track.js';
-import { arg, member, prop, self, type TargetSpec, targetsOf } from './build.js';
+import { arg, member, memberLabel, prop, self, type TargetSpec, targetsOf } from './build.js';
 import { newStream } from './driver-values.js';
 import { KERNELS_VALUES, operand, smallDescriptor } from './kernels-values.js';
 
@@ -30,9 +30,8 @@ function planMethod(
   args: (f: Fixtures, plan: kernels.Conv3dPlan) => unknown[],
   slots: TargetSpec['slots'],
 ): TargetSpec {
-  const label = typeof name === 'symbol' ? `[${name.description}]` : name;
   return {
-    id: `Conv3dPlan#${label}`,
+    id: `Conv3dPlan#${memberLabel(name)}`,
     slots,
     hasVictim: true,
     prepare: (f): Prepared => {
@@ -47,14 +46,21 @@ function planMethod(
   };
 }
 
+/**
+ * A descriptor method. create() and the with*() copies check only the argument's shape and leave
+ * the values to validate() (documented), so their cases call validate() on the copy: a bad value
+ * must be refused there at the latest.
+ */
 function descriptorMethod(name: string, args: unknown[], kinds: string[]): TargetSpec {
+  const call = member(Conv3dDescriptor.prototype, name);
+  const copies = name.startsWith('with');
   return {
     id: `Conv3dDescriptor#${name}`,
     slots: [self('selfNoDispose'), ...kinds.map((kind, i) => arg(i, kind))],
     prepare: () => ({
       self: smallDescriptor(),
       args: [...args],
-      call: member(Conv3dDescriptor.prototype, name),
+      call: copies ? (s, a) => (call(s, a) as kernels.Conv3dDescriptor).validate() : call,
     }),
   };
 }
@@ -191,7 +197,7 @@ const SPECS: TargetSpec[] = [
     prepare: () => ({
       self: Conv3dDescriptor,
       args: [{ batch: 1, cIn: 4, dIn: 4, hIn: 4, wIn: 4, cOut: 4, dFilt: 1, hFilt: 3, wFilt: 3, element: 'f32' }],
-      call: (_s, a) => Conv3dDescriptor.create(a[0] as kernels.Conv3dProblem),
+      call: (_s, a) => Conv3dDescriptor.create(a[0] as kernels.Conv3dProblem).validate(),
     }),
   },
   ...['withPadding', 'withStride', 'withDilation'].map((name) =>
