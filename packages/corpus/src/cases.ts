@@ -19,7 +19,8 @@ export function casesOf(corpora: readonly PackageCorpus[]): CaseRef[] {
       });
       for (const slot of target.slots) {
         const kind = SLOT_KINDS[slot.kind];
-        if (kind === undefined) throw new Error(`corpus: ${target.id} uses unknown slot kind ${slot.kind}`);
+        if (kind === undefined)
+          throw new Error(`corpus: ${target.id} uses unknown slot kind ${slot.kind}`);
         for (const value of valuesOf(kind, target.hasVictim === true)) {
           cases.push({
             id: `${target.id}/${slot.name}=${value}`,

@@ -39,7 +39,8 @@ function returned(value: unknown): Observation {
 }
 
 function holder(p: Prepared, slot: SlotSpec): { container: Record<string, unknown>; key: string } {
-  if (slot.at.arg === 'this') return { container: p as unknown as Record<string, unknown>, key: 'self' };
+  if (slot.at.arg === 'this')
+    return { container: p as unknown as Record<string, unknown>, key: 'self' };
   let container = p.args as unknown as Record<string, unknown>;
   let key = String(slot.at.arg);
   for (const step of slot.at.path ?? []) {

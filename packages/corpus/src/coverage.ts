@@ -11,7 +11,6 @@ function isClass(value: unknown): value is Function {
   return typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
 }
 
-
 /** The ids an export needs: `pkg/name` for a function; `pkg/Name()`, `.static` and `#member` for a class. */
 export function requiredIds(pkg: string, name: string, value: unknown): string[] {
   if (!isClass(value)) return [`${pkg}/${name}`];

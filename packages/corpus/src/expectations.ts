@@ -333,7 +333,10 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
   numberArray: { extras: BROKEN_ARRAY, accepts: ['firstNegative', 'firstFraction', 'firstPow31'] },
   objectArray: { extras: ['selfReferential'], accepts: ['array', 'selfReferential'] },
   bytes: { extras: [], accepts: ['zero', 'one', 'fraction', 'pow31', 'pow32'] },
-  optionalBytes: { extras: [], accepts: ['undefined', 'zero', 'one', 'fraction', 'pow31', 'pow32'] },
+  optionalBytes: {
+    extras: [],
+    accepts: ['undefined', 'zero', 'one', 'fraction', 'pow31', 'pow32'],
+  },
   positiveBytes: { extras: [], accepts: ['undefined', 'one', 'fraction', 'pow31', 'pow32'] },
 };
 

@@ -44,7 +44,13 @@ function runChild(batch: Batch, options: PoolOptions): Promise<ChildEnd> {
       env: { ...options.env, BARACUDA_CORPUS_CASES: batch.cases.map((c) => c.id).join('\n') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const end: ChildEnd = { done: new Map(), late: new Map(), started: [], crash: null, timedOut: null };
+    const end: ChildEnd = {
+      done: new Map(),
+      late: new Map(),
+      started: [],
+      crash: null,
+      timedOut: null,
+    };
     let stdout = '';
     let stderr = '';
     let inFlight: string | null = null;
@@ -78,7 +84,10 @@ function runChild(batch: Batch, options: PoolOptions): Promise<ChildEnd> {
           arm();
         } else if (message.t === 'done' && message.id) {
           inFlight = null;
-          end.done.set(message.id, message.setup !== undefined ? { setup: message.setup } : message.seen!);
+          end.done.set(
+            message.id,
+            message.setup !== undefined ? { setup: message.setup } : message.seen!,
+          );
         } else if (message.t === 'late') {
           const id = message.id ?? end.started.at(-1);
           if (id !== undefined && message.seen) end.late.set(id, message.seen);
@@ -102,7 +111,10 @@ function runChild(batch: Batch, options: PoolOptions): Promise<ChildEnd> {
 }
 
 /** Runs every case; resolves with one result per case, in the order of `cases`. */
-export async function runPool(cases: readonly CaseRef[], options: PoolOptions): Promise<CaseResult[]> {
+export async function runPool(
+  cases: readonly CaseRef[],
+  options: PoolOptions,
+): Promise<CaseResult[]> {
   const results = new Map<string, CaseResult>();
   const queue: Batch[] = [];
   for (let i = 0; i < cases.length; i += options.batchSize) {
@@ -114,10 +126,15 @@ export async function runPool(cases: readonly CaseRef[], options: PoolOptions): 
     options.onResult?.(result);
   };
   const settle = (c: CaseRef, seen: Observation | { setup: string }, late?: Observation) => {
-    if ('setup' in seen) return record(c, 'untyped', `corpus setup failed: ${seen.setup.split('\n')[0]}`);
+    if ('setup' in seen)
+      return record(c, 'untyped', `corpus setup failed: ${seen.setup.split('\n')[0]}`);
     const { outcome, detail } = classify(c, seen);
     if (late !== undefined && outcome !== 'signal' && outcome !== 'hang') {
-      return record(c, 'untyped', `after the call: ${late.kind === 'threw' ? `${late.name}: ${late.message}` : 'late'}`);
+      return record(
+        c,
+        'untyped',
+        `after the call: ${late.kind === 'threw' ? `${late.name}: ${late.message}` : 'late'}`,
+      );
     }
     record(c, outcome, detail);
   };
@@ -142,11 +159,7 @@ export async function runPool(cases: readonly CaseRef[], options: PoolOptions): 
     const after = rest.filter((c) => c !== suspect);
     if (after.length > 0) queue.push({ cases: after });
     if (batch.cases.length === 1) {
-      if (batch.confirming && batch.confirming.predecessors.length > 0) {
-        record(suspect, 'signal', end.crash);
-      } else {
-        record(suspect, 'signal', end.crash);
-      }
+      record(suspect, 'signal', end.crash);
       return;
     }
     const predecessors = batch.cases.slice(0, batch.cases.indexOf(suspect));
@@ -164,12 +177,14 @@ export async function runPool(cases: readonly CaseRef[], options: PoolOptions): 
     }
     // Alone it survives: the crash needs the cases before it. Re-run each of those alone.
     const seen = end.done.get(c.id);
-    const alone = seen === undefined ? 'no answer' : 'setup' in seen ? seen.setup : classify(c, seen).detail;
+    const alone =
+      seen === undefined ? 'no answer' : 'setup' in seen ? seen.setup : classify(c, seen).detail;
     const sequence = [...confirming.predecessors, c].map((p) => `--case '${p.id}'`).join(' ');
+    // `--case` given several times runs them in order in one child: the reproducer.
     record(
       c,
       'signal',
-      `${confirming.crash}; only after the ${confirming.predecessors.length} cases before it in one process (alone: ${alone}); reproducer: --sequence ${sequence}`,
+      `${confirming.crash}; only after the ${confirming.predecessors.length} cases before it in one process (alone: ${alone}); reproducer: node packages/corpus/dist/cli.js ${sequence}`,
     );
     for (const p of confirming.predecessors) queue.push({ cases: [p] });
   };

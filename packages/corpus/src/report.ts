@@ -17,7 +17,9 @@ function table(results: readonly CaseResult[]): string[] {
   const rows = [`${'package'.padEnd(10)} ${CLASSES.map((c) => c.padStart(7)).join(' ')}   total`];
   for (const pkg of [...PACKAGES, 'all'] as const) {
     const mine = results.filter((r) => pkg === 'all' || r.pkg === pkg);
-    const counts = CLASSES.map((c) => String(mine.filter((r) => r.outcome === c).length).padStart(7));
+    const counts = CLASSES.map((c) =>
+      String(mine.filter((r) => r.outcome === c).length).padStart(7),
+    );
     rows.push(`${pkg.padEnd(10)} ${counts.join(' ')}   ${mine.length}`);
   }
   return rows;
@@ -25,14 +27,17 @@ function table(results: readonly CaseResult[]): string[] {
 
 const REPRODUCE = 'node packages/corpus/dist/cli.js --case';
 
-function failureLines(failing: readonly CaseResult[]): string[] {
+/** Each failing case by class and package; `limit` cases a group at most (the rest counted). */
+function failureLines(failing: readonly CaseResult[], limit = Number.POSITIVE_INFINITY): string[] {
   const lines: string[] = [];
   for (const outcome of FAILING) {
     for (const pkg of PACKAGES) {
       const group = failing.filter((r) => r.outcome === outcome && r.pkg === pkg);
       if (group.length === 0) continue;
       lines.push('', `## ${outcome} — ${pkg} (${group.length})`);
-      for (const r of group) lines.push(`- ${REPRODUCE} '${r.id}'  → ${r.detail}`);
+      for (const r of group.slice(0, limit)) lines.push(`- ${REPRODUCE} '${r.id}'  → ${r.detail}`);
+      if (group.length > limit)
+        lines.push(`- … ${group.length - limit} more (--report FILE lists all)`);
     }
   }
   return lines;
@@ -51,9 +56,19 @@ export function formatReport(
     head.push(`exports or members with no corpus entry (${summary.missing.length}):`);
     for (const m of summary.missing) head.push(`- ${m}`);
   }
-  const failures = failureLines(summary.failing);
-  const full = ['# baracuda corpus report', '', '```', ...head, '```', ...failures, ''].join('\n');
-  return { short: [...head, ...failures].join('\n'), full };
+  const full = [
+    '# baracuda corpus report',
+    '',
+    '```',
+    ...head,
+    '```',
+    ...failureLines(summary.failing),
+    '',
+  ];
+  return {
+    short: [...head, ...failureLines(summary.failing, 25)].join('\n'),
+    full: full.join('\n'),
+  };
 }
 
 function count(summary: Summary, outcome: OutcomeClass): number {

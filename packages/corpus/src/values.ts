@@ -175,7 +175,7 @@ export const VALUE_MAKERS: Record<string, ValueMaker> = {
   firstBigint: (ctx) => withFirst(ctx, 1n),
   firstUndefined: (ctx) => withFirst(ctx, undefined),
   shortArray: (ctx) => (Array.isArray(ctx.valid) ? ctx.valid.slice(0, 1) : [1]),
-  holeyArray: (ctx) => (Array.isArray(ctx.valid) ? new Array(ctx.valid.length) : [, 1]),
+  holeyArray: (ctx) => new Array(Array.isArray(ctx.valid) ? ctx.valid.length : 2),
   hugeArray: () => new Array(2 ** 20).fill(1),
   int32ArrayShort: () => new Int32Array(1),
 };

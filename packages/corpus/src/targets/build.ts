@@ -50,7 +50,10 @@ export function targetsOf(pkg: PackageName, specs: readonly TargetSpec[]): Targe
 }
 
 /** Calls `method` of `proto` (a function or an accessor) with `self` and `args`. */
-export function member(proto: object, name: string | symbol): (self: unknown, args: unknown[]) => unknown {
+export function member(
+  proto: object,
+  name: string | symbol,
+): (self: unknown, args: unknown[]) => unknown {
   const descriptor = Object.getOwnPropertyDescriptor(proto, name);
   if (descriptor === undefined) throw new Error(`corpus: no member ${String(name)}`);
   if (descriptor.get) {

@@ -14,7 +14,10 @@ type Raw = (...args: unknown[]) => unknown;
 const raw = sys as unknown as Record<string, Raw>;
 
 /** Each descriptor kind: how to create, make valid, and destroy one. */
-const KINDS: Record<string, { create: () => unknown; set?: (d: unknown) => void; destroy: string }> = {
+const KINDS: Record<
+  string,
+  { create: () => unknown; set?: (d: unknown) => void; destroy: string }
+> = {
   handle: {
     create: () => (sys.cudnnCreate() as { handle: unknown }).handle,
     destroy: 'cudnnDestroy',
@@ -41,9 +44,11 @@ const KINDS: Record<string, { create: () => unknown; set?: (d: unknown) => void;
   },
   backendDesc: {
     create: () =>
-      (sys.cudnnBackendCreateDescriptor(sys.CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR) as {
-        descriptor: unknown;
-      }).descriptor,
+      (
+        sys.cudnnBackendCreateDescriptor(sys.CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR) as {
+          descriptor: unknown;
+        }
+      ).descriptor,
     destroy: 'cudnnBackendDestroyDescriptor',
   },
 };
@@ -131,7 +136,10 @@ const ROWS: [name: string, args: Row[]][] = [
   ['cudnnDestroyActivationDescriptor', [A]],
   ['cudnnCreateConvolutionDescriptor', []],
   ['cudnnDestroyConvolutionDescriptor', [C]],
-  ['cudnnSetConvolutionNdDescriptor', [C, N(3), ints(0, 0, 0), ints(1, 1, 1), ints(1, 1, 1), I(1), I(0)]],
+  [
+    'cudnnSetConvolutionNdDescriptor',
+    [C, N(3), ints(0, 0, 0), ints(1, 1, 1), ints(1, 1, 1), I(1), I(0)],
+  ],
   ['cudnnGetConvolutionNdDescriptor', [C, R(3)]],
   ['cudnnGetConvolutionNdForwardOutputDim', [C, T, F, N(5)]],
   ['cudnnSetConvolutionMathType', [C, I(0)]],
@@ -145,7 +153,10 @@ const ROWS: [name: string, args: Row[]][] = [
   ['cudnnFindConvolutionForwardAlgorithmEx', [H, T, P, F, P, C, T, P, R(1), P, Z]],
   ['cudnnGetConvolutionForwardWorkspaceSize', [H, T, F, C, T, I(0)]],
   ['cudnnConvolutionForward', [H, S, T, P, F, P, C, I(0), P, Z, S, T, P]],
-  ['cudnnConvolutionBiasActivationForward', [H, S, T, P, F, P, C, I(0), P, Z, S, T, P, T, P, A, T, P]],
+  [
+    'cudnnConvolutionBiasActivationForward',
+    [H, S, T, P, F, P, C, I(0), P, Z, S, T, P, T, P, A, T, P],
+  ],
   ['cudnnGetConvolutionBackwardDataAlgorithmMaxCount', [H]],
   ['cudnnGetConvolutionBackwardDataAlgorithm_v7', [H, F, T, C, T, R(1)]],
   ['cudnnFindConvolutionBackwardDataAlgorithmEx', [H, F, P, T, P, C, T, P, R(1), P, Z]],
@@ -161,19 +172,41 @@ const ROWS: [name: string, args: Row[]][] = [
   ['cudnnBackendFinalize', [B]],
   [
     'cudnnBackendSetAttribute',
-    [B, I(sys.CUDNN_ATTR_OPERATIONGRAPH_OPS), I(sys.CUDNN_TYPE_BACKEND_DESCRIPTOR), ['descriptorValues', 'backendDescList']],
+    [
+      B,
+      I(sys.CUDNN_ATTR_OPERATIONGRAPH_OPS),
+      I(sys.CUDNN_TYPE_BACKEND_DESCRIPTOR),
+      ['descriptorValues', 'backendDescList'],
+    ],
   ],
   [
     'cudnnBackendSetAttribute~int64',
-    [B, I(sys.CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE), I(sys.CUDNN_TYPE_INT64), ['int64Values', () => new BigInt64Array(1)]],
+    [
+      B,
+      I(sys.CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE),
+      I(sys.CUDNN_TYPE_INT64),
+      ['int64Values', () => new BigInt64Array(1)],
+    ],
   ],
   [
     'cudnnBackendGetAttribute',
-    [B, I(sys.CUDNN_ATTR_OPERATIONGRAPH_OPS), I(sys.CUDNN_TYPE_INT64), R(1), ['optionalDescriptors', undefined]],
+    [
+      B,
+      I(sys.CUDNN_ATTR_OPERATIONGRAPH_OPS),
+      I(sys.CUDNN_TYPE_INT64),
+      R(1),
+      ['optionalDescriptors', undefined],
+    ],
   ],
   [
     'cudnnBackendGetAttribute~descriptors',
-    [B, I(sys.CUDNN_ATTR_OPERATIONGRAPH_OPS), I(sys.CUDNN_TYPE_BACKEND_DESCRIPTOR), R(1), ['optionalDescriptors', 'backendDescList']],
+    [
+      B,
+      I(sys.CUDNN_ATTR_OPERATIONGRAPH_OPS),
+      I(sys.CUDNN_TYPE_BACKEND_DESCRIPTOR),
+      R(1),
+      ['optionalDescriptors', 'backendDescList'],
+    ],
   ],
   ['cudnnBackendExecute', [H, B, B]],
 ];
@@ -195,7 +228,11 @@ const SPECS: TargetSpec[] = [
       hasVictim: rows[0] !== undefined && rows[0][0] in KINDS,
       prepare: (f) => {
         const args = rows.map(([, valid]) =>
-          typeof valid === 'function' ? valid() : typeof valid === 'string' ? fixture(f, valid) : valid,
+          typeof valid === 'function'
+            ? valid()
+            : typeof valid === 'string'
+              ? fixture(f, valid)
+              : valid,
         );
         return {
           self: undefined,

@@ -71,8 +71,7 @@ export const DRIVER_VALUES: Record<string, ValueMaker> = {
   buffer0: (ctx) => newBuffer(ctx.fixtures),
   buffer1: (ctx) => newBuffer(ctx.fixtures, 64, 1),
   bufferDisposed: (ctx) => disposed(newBuffer(ctx.fixtures)),
-  pinnedBytes: (ctx) =>
-    track(ctx.fixtures, PinnedHostBuffer.alloc(16), (p) => p.dispose()).bytes,
+  pinnedBytes: (ctx) => track(ctx.fixtures, PinnedHostBuffer.alloc(16), (p) => p.dispose()).bytes,
   sliceZeroPtr: slice((s) => ({ ...s, devicePtr: 0n })),
   sliceNegPtr: slice((s) => ({ ...s, devicePtr: -1n })),
   slicePtr2pow64: slice((s) => ({ ...s, devicePtr: 2n ** 64n })),

@@ -2,11 +2,28 @@
 import * as driver from '@baracuda/driver';
 import type { Fixtures, PackageCorpus, Prepared } from '../model.js';
 import { track } from '../track.js';
-import { arg, fixture, member, memberLabel, prop, self, type TargetSpec, targetsOf } from './build.js';
+import {
+  arg,
+  fixture,
+  member,
+  memberLabel,
+  prop,
+  self,
+  type TargetSpec,
+  targetsOf,
+} from './build.js';
 import { DRIVER_VALUES, newBuffer, newEvent, newModule, newStream, PTX } from './driver-values.js';
 
-const { Device, DeviceBuffer, Event, KernelFunction, KernelParams, Module, PinnedHostBuffer, Stream } =
-  driver;
+const {
+  Device,
+  DeviceBuffer,
+  Event,
+  KernelFunction,
+  KernelParams,
+  Module,
+  PinnedHostBuffer,
+  Stream,
+} = driver;
 
 type Disposable = { dispose(): void };
 const freeing = (value: unknown) => {
@@ -22,13 +39,18 @@ function construct(Class: Function, name: string): TargetSpec {
     prepare: (f) => ({
       self: undefined,
       args: [],
-      call: (_s, args) => track(f, Reflect.construct(Class as new () => unknown, args) as unknown, freeing),
+      call: (_s, args) =>
+        track(f, Reflect.construct(Class as new () => unknown, args) as unknown, freeing),
     }),
   };
 }
 
 /** A static call; what it returns is freed after the case. */
-function statics(id: string, args: (f: Fixtures) => unknown[], slots: TargetSpec['slots'] = []): TargetSpec {
+function statics(
+  id: string,
+  args: (f: Fixtures) => unknown[],
+  slots: TargetSpec['slots'] = [],
+): TargetSpec {
   const [className, name] = id.replace(/~.*$/, '').split('.') as [string, string];
   const Class = (driver as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>)[
     className
@@ -157,10 +179,11 @@ const SPECS: TargetSpec[] = [
     arg(1, 'options'),
     prop(1, 'device', 'device'),
   ]),
-  statics('DeviceBuffer.alloc~stream', (f) => [64, { device: Device.get(0), stream: newStream(f) }], [
-    prop(1, 'device', 'deviceOf0'),
-    prop(1, 'stream', 'optionalStream'),
-  ]),
+  statics(
+    'DeviceBuffer.alloc~stream',
+    (f) => [64, { device: Device.get(0), stream: newStream(f) }],
+    [prop(1, 'device', 'deviceOf0'), prop(1, 'stream', 'optionalStream')],
+  ),
   statics('DeviceBuffer.allocElements', () => ['f32', 16, { device: Device.get(0) }], [
     arg(0, 'elementKind'),
     arg(1, 'byteLength'),

@@ -27,7 +27,11 @@ export function smallDescriptor(): kernels.Conv3dDescriptor {
 }
 
 /** A plain DeviceSlice of exactly `bytes` over a fresh buffer on `ordinal`. */
-export function operand(f: Fixtures, bytes: number, ordinal = 0): { devicePtr: bigint; byteLength: number } {
+export function operand(
+  f: Fixtures,
+  bytes: number,
+  ordinal = 0,
+): { devicePtr: bigint; byteLength: number } {
   return { devicePtr: newBuffer(f, 4096, ordinal).devicePtr, byteLength: bytes };
 }
 
@@ -61,7 +65,11 @@ export const KERNELS_VALUES: Record<string, ValueMaker> = {
   never: () => 'never',
   passesAll: () => ['fw', 'bwData', 'bwFilter'],
   passesBogus: () => ['fwd'],
-  passesSparse: () => [, 'fw'],
+  passesSparse: () => {
+    const passes = new Array(2);
+    passes[1] = 'fw';
+    return passes;
+  },
   stringArray: () => ['NONDETERMINISTIC'],
   tmpPath: () => scratch('autotune.json'),
   passFw: () => 'fw',
@@ -69,7 +77,8 @@ export const KERNELS_VALUES: Record<string, ValueMaker> = {
   erratumMimic: () => ({ id: 'corpus' }),
   envWithPath: () => ({ BARACUDA_AUTOTUNE_CACHE: scratch('env.json') }),
   cacheMissing: () => scratch('missing.json'),
-  cacheValid: () => file('valid.json', JSON.stringify({ version: AUTOTUNE_CACHE_VERSION, entries: {} })),
+  cacheValid: () =>
+    file('valid.json', JSON.stringify({ version: AUTOTUNE_CACHE_VERSION, entries: {} })),
   cacheCorrupt: () => file('corrupt.json', '{"version": 5, "entries": {'),
   cacheDirectory: () => {
     const path = scratch('directory');

@@ -109,7 +109,10 @@ function select(id: 'select' | 'selectSync'): TargetSpec {
 }
 
 /** A run pass: its arguments object and each of its fields swept. */
-function run(name: 'runFw' | 'runBwData' | 'runDw', tensors: [string, 'x' | 'w' | 'y'][]): TargetSpec {
+function run(
+  name: 'runFw' | 'runBwData' | 'runDw',
+  tensors: [string, 'x' | 'w' | 'y'][],
+): TargetSpec {
   const fields = tensors.map(([field]) => field);
   return planMethod(
     name,
@@ -159,20 +162,56 @@ const SPECS: TargetSpec[] = [
     ],
   },
   pure('defaultAutotuneCachePath', () => [{}], ['env']),
-  pure('readAutotuneCache', (f) => [KERNELS_VALUES.cacheMissing!({ fixtures: f, valid: undefined, victim: undefined })], ['cachePath']),
-  pure('convOutputExtent', () => [4, 0, 1, 3, 1], ['extentInput', 'padding', 'positive', 'positive', 'positive']),
+  pure(
+    'readAutotuneCache',
+    (f) => [KERNELS_VALUES.cacheMissing!({ fixtures: f, valid: undefined, victim: undefined })],
+    ['cachePath'],
+  ),
+  pure('convOutputExtent', () => [4, 0, 1, 3, 1], [
+    'extentInput',
+    'padding',
+    'positive',
+    'positive',
+    'positive',
+  ]),
   pure('stridesFor', () => [[1, 4, 4, 4, 4], 'ncdhw'], ['shape5', 'layout']),
-  pure('errataFor', () => [smallDescriptor(), 91400, { ...PREFERENCE, allowTf32: true }], ['descriptor', 'versionCode', 'plainObject', 'errataTable']),
-  pure('erratumRefusal', () => [kernels.CONV3D_ERRATA[0], smallDescriptor(), 91400, 'corpus'], ['erratum', 'descriptor', 'versionCode', 'optionalString']),
-  pure('erratumPinnedRefusal', () => [kernels.CONV3D_ERRATA[0], smallDescriptor(), 91400], ['erratum', 'descriptor', 'versionCode']),
+  pure('errataFor', () => [smallDescriptor(), 91400, { ...PREFERENCE, allowTf32: true }], [
+    'descriptor',
+    'versionCode',
+    'plainObject',
+    'errataTable',
+  ]),
+  pure('erratumRefusal', () => [kernels.CONV3D_ERRATA[0], smallDescriptor(), 91400, 'corpus'], [
+    'erratum',
+    'descriptor',
+    'versionCode',
+    'optionalString',
+  ]),
+  pure('erratumPinnedRefusal', () => [kernels.CONV3D_ERRATA[0], smallDescriptor(), 91400], [
+    'erratum',
+    'descriptor',
+    'versionCode',
+  ]),
   pure('formatCudnnVersion', () => [91400], ['versionCode']),
-  pure('engineAllowed', () => [['TENSOR_CORE'], { ...FILTER }, 'f32'], ['stringArray', 'plainObject', 'convElement']),
-  pure('engineRejection', () => [['TENSOR_CORE'], { ...FILTER }, 'f32'], ['stringArray', 'plainObject', 'convElement']),
+  pure('engineAllowed', () => [['TENSOR_CORE'], { ...FILTER }, 'f32'], [
+    'stringArray',
+    'plainObject',
+    'convElement',
+  ]),
+  pure('engineRejection', () => [['TENSOR_CORE'], { ...FILTER }, 'f32'], [
+    'stringArray',
+    'plainObject',
+    'convElement',
+  ]),
   pure('intendedMathPrecision', () => ['f32', true], ['convElement', 'bool']),
   pure('mathPrecisionOfEngine', () => [['TENSOR_CORE'], 'f32'], ['stringArray', 'convElement']),
   pure('median', () => [[3, 1, 2]], ['numberArray']),
   pure('numericalNoteName', () => [0], ['noteIndex']),
-  pure('pickLegacyAlgorithm', () => [[{ ...PERF }], { ...LEGACY_PREFERENCE }, 'f32'], ['objectArray', 'plainObject', 'convElement']),
+  pure('pickLegacyAlgorithm', () => [[{ ...PERF }], { ...LEGACY_PREFERENCE }, 'f32'], [
+    'objectArray',
+    'plainObject',
+    'convElement',
+  ]),
   pure('pinnedMathType', () => ['f32', true], ['convElement', 'bool']),
   pure('rotationSets', () => [2 ** 20, 2 ** 27], ['bytes', 'positiveBytes']),
   pure('tuneRotationSets', () => [2 ** 20, 2 ** 30], ['bytes', 'optionalBytes']),
@@ -196,19 +235,48 @@ const SPECS: TargetSpec[] = [
     ],
     prepare: () => ({
       self: Conv3dDescriptor,
-      args: [{ batch: 1, cIn: 4, dIn: 4, hIn: 4, wIn: 4, cOut: 4, dFilt: 1, hFilt: 3, wFilt: 3, element: 'f32' }],
+      args: [
+        {
+          batch: 1,
+          cIn: 4,
+          dIn: 4,
+          hIn: 4,
+          wIn: 4,
+          cOut: 4,
+          dFilt: 1,
+          hFilt: 3,
+          wFilt: 3,
+          element: 'f32',
+        },
+      ],
       call: (_s, a) => Conv3dDescriptor.create(a[0] as kernels.Conv3dProblem).validate(),
     }),
   },
   ...['withPadding', 'withStride', 'withDilation'].map((name) =>
-    descriptorMethod(name, [1, 1, 1], Array(3).fill(name === 'withPadding' ? 'padding' : 'positive')),
+    descriptorMethod(
+      name,
+      [1, 1, 1],
+      Array(3).fill(name === 'withPadding' ? 'padding' : 'positive'),
+    ),
   ),
   descriptorMethod('withGroups', [1], ['groups']),
   descriptorMethod('withLayout', ['ndhwc'], ['layout']),
   descriptorMethod('validate', ['f32'], ['optionalElement']),
-  ...['outputDims', 'describe', 'toString', 'xShape', 'wShape', 'yShape', 'xStrides', 'wStrides', 'yStrides', 'xElements', 'wElements', 'yElements', 'elementBytes'].map(
-    (name) => descriptorMethod(name, [], []),
-  ),
+  ...[
+    'outputDims',
+    'describe',
+    'toString',
+    'xShape',
+    'wShape',
+    'yShape',
+    'xStrides',
+    'wStrides',
+    'yStrides',
+    'xElements',
+    'wElements',
+    'yElements',
+    'elementBytes',
+  ].map((name) => descriptorMethod(name, [], [])),
 
   {
     id: 'Conv3dPlan()',
@@ -218,18 +286,37 @@ const SPECS: TargetSpec[] = [
       self: undefined,
       args: [],
       call: (_s, a) =>
-        track(f, Reflect.construct(Conv3dPlan as unknown as new () => kernels.Conv3dPlan, a), (p) => p.dispose()),
+        track(f, Reflect.construct(Conv3dPlan as unknown as new () => kernels.Conv3dPlan, a), (p) =>
+          p.dispose(),
+        ),
     }),
   },
   select('select'),
   select('selectSync'),
-  ...['outputDims', 'queryFwWorkspaceSize', 'queryBwDataWorkspaceSize', 'queryBwFilterWorkspaceSize', 'precisionGuarantee', 'sku'].map(
-    (name) => planMethod(name, none, [self('self')]),
-  ),
+  ...[
+    'outputDims',
+    'queryFwWorkspaceSize',
+    'queryBwDataWorkspaceSize',
+    'queryBwFilterWorkspaceSize',
+    'precisionGuarantee',
+    'sku',
+  ].map((name) => planMethod(name, none, [self('self')])),
   planMethod('algorithm', () => ['fw'], [self('self'), arg(0, 'pass')]),
-  run('runFw', [['x', 'x'], ['w', 'w'], ['y', 'y']]),
-  run('runBwData', [['w', 'w'], ['dy', 'y'], ['dx', 'x']]),
-  run('runDw', [['x', 'x'], ['dy', 'y'], ['dw', 'w']]),
+  run('runFw', [
+    ['x', 'x'],
+    ['w', 'w'],
+    ['y', 'y'],
+  ]),
+  run('runBwData', [
+    ['w', 'w'],
+    ['dy', 'y'],
+    ['dx', 'x'],
+  ]),
+  run('runDw', [
+    ['x', 'x'],
+    ['dy', 'y'],
+    ['dw', 'w'],
+  ]),
   planMethod('dispose', none, [self('selfDisposeOk')]),
   planMethod(Symbol.dispose, none, [self('selfDisposeOk')]),
   planMethod('disposed', none, [self('selfDisposeOk')]),
@@ -239,5 +326,11 @@ export const KERNELS_CORPUS: PackageCorpus = {
   pkg: 'kernels',
   load: async () => ({ values: KERNELS_VALUES }),
   targets: targetsOf('kernels', SPECS),
-  data: ['AUTOTUNE_CACHE_VERSION', 'INT32_MAX', 'CONV3D_ERRATA', 'MAX_ROTATION_SETS', 'ROTATE_BELOW_BYTES'],
+  data: [
+    'AUTOTUNE_CACHE_VERSION',
+    'INT32_MAX',
+    'CONV3D_ERRATA',
+    'MAX_ROTATION_SETS',
+    'ROTATE_BELOW_BYTES',
+  ],
 };
