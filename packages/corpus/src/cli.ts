@@ -4,7 +4,7 @@
  * failing case with its reproducer. Exits 1 on any signal, hang, silent acceptance or untyped
  * error (or a missing entry), 0 otherwise. See README.md for the flags.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,6 +115,7 @@ async function main(): Promise<number> {
     cwd: work,
   });
   const seconds = (Date.now() - started) / 1000;
+  rmSync(work, { recursive: true, force: true });
   const summary = summarize(results, missing);
   const text = formatReport(summary, { seconds, command: childCommand().join(' ') });
   console.log(text.short);
