@@ -1,9 +1,9 @@
 /**
  * Runs cases in child processes, `jobs` at a time, a batch of cases per child. A child that dies
  * mid-case (a signal, an abort, any exit before its last `done`) gets the case it was running
- * re-run alone in a fresh process; if that does not crash, every case the batch ran before it is
- * re-run alone too, and the case is reported as crashing only after them (its reproducer lists
- * them). A case that runs past the timeout is killed and counted as a hang. The cases a dead
+ * re-run alone in a fresh process; if that does not crash, the case is reported as crashing only
+ * after the cases its batch ran before it (its reproducer lists them), and those are re-run in
+ * small batches, so one that crashes alone is isolated the same way. A case that runs past the timeout is killed and counted as a hang. The cases a dead
  * child did not reach go back to the queue.
  */
 import { spawn } from 'node:child_process';
@@ -21,6 +21,9 @@ export interface PoolOptions {
   cwd: string;
   onResult?: (result: CaseResult) => void;
 }
+
+/** Batch size for re-running the cases that ran before a crash that needs them. */
+const RECHECK_BATCH = 20;
 
 interface Batch {
   cases: CaseRef[];
@@ -186,7 +189,12 @@ export async function runPool(
       'signal',
       `${confirming.crash}; only after the ${confirming.predecessors.length} cases before it in one process (alone: ${alone}); reproducer: node packages/corpus/dist/cli.js ${sequence}`,
     );
-    for (const p of confirming.predecessors) queue.push({ cases: [p] });
+    // The cases before it, again in small batches: one that crashes alone is found by the same
+    // isolation (each round is smaller than the batch it came from, so this ends).
+    const previous = confirming.predecessors;
+    for (let i = 0; i < previous.length; i += RECHECK_BATCH) {
+      queue.push({ cases: previous.slice(i, i + RECHECK_BATCH) });
+    }
   };
 
   const worker = async (): Promise<void> => {
