@@ -29,13 +29,22 @@ function thrown(error: unknown): Observation {
   };
 }
 
+function preview(value: unknown): string {
+  try {
+    return (typeof value === 'string' ? JSON.stringify(value) : String(value)).slice(0, 60);
+  } catch {
+    return typeof value;
+  }
+}
+
 function returned(value: unknown): Observation {
-  if (typeof value === 'number') return { kind: 'returned', status: value };
+  const shown = preview(value);
+  if (typeof value === 'number') return { kind: 'returned', status: value, preview: shown };
   if (typeof value === 'object' && value !== null) {
     const status = (value as { status?: unknown }).status;
-    if (typeof status === 'number') return { kind: 'returned', status };
+    if (typeof status === 'number') return { kind: 'returned', status, preview: shown };
   }
-  return { kind: 'returned' };
+  return { kind: 'returned', preview: shown };
 }
 
 function holder(p: Prepared, slot: SlotSpec): { container: Record<string, unknown>; key: string } {

@@ -11,7 +11,10 @@ export function classify(c: CaseRef, seen: Observation): { outcome: OutcomeClass
     if (sys && seen.status !== undefined && seen.status !== 0) {
       return { outcome: c.acceptable ? 'ok' : 'typed', detail: `status ${seen.status}` };
     }
-    const what = seen.status === undefined ? 'returned' : `returned status ${seen.status}`;
+    const what =
+      sys && seen.status !== undefined
+        ? `returned status ${seen.status}`
+        : `returned ${seen.preview ?? 'a value'}`;
     return c.acceptable
       ? { outcome: 'ok', detail: what }
       : { outcome: 'silent', detail: `${what} (accepted an invalid ${c.slot?.name ?? 'call'})` };

@@ -222,7 +222,7 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
   /** cudnnBackendSetAttribute's values for a BACKEND_DESCRIPTOR attribute. */
   descriptorValues: {
     extras: ['backendDescArrayDestroyed', 'backendDescArrayMixed', 'bigint64Array', 'int32Array'],
-    accepts: [],
+    accepts: ['array'],
     reentrant: true,
   },
   int64Values: {
@@ -246,7 +246,8 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
     extras: ['layoutNcdhw', 'layoutNdhwc', 'layoutBogus'],
     accepts: ['layoutNcdhw', 'layoutNdhwc'],
   },
-  extentInput: { extras: ['n256'], accepts: ['one', 'n256'] },
+  /** convOutputExtent is documented to return 0 or less for an impossible window. */
+  extentInput: { extras: ['n256'], accepts: ['zero', 'one', 'n256', 'pow31', 'pow32'] },
   shape5: { extras: BROKEN_ARRAY, accepts: [] },
   /** Conv3dPlan.select's stream: a driver Stream or any {raw, device?}. */
   planStream: {

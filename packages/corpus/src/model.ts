@@ -70,7 +70,13 @@ export interface CaseRef {
 
 /** What a child saw when it ran a case. */
 export type Observation =
-  | { readonly kind: 'returned'; readonly status?: number }
+  | {
+      readonly kind: 'returned';
+      /** A number returned, or the `status` field of an object returned (cudnn-sys's results). */
+      readonly status?: number;
+      /** What was returned, shortened, for the report. */
+      readonly preview?: string;
+    }
   | {
       readonly kind: 'threw';
       readonly name: string;
