@@ -34,10 +34,34 @@ function failureLines(failing: readonly CaseResult[], limit = Number.POSITIVE_IN
     for (const pkg of PACKAGES) {
       const group = failing.filter((r) => r.outcome === outcome && r.pkg === pkg);
       if (group.length === 0) continue;
-      lines.push('', `## ${outcome} — ${pkg} (${group.length})`);
+      lines.push('', `### ${outcome} — ${pkg} (${group.length})`);
       for (const r of group.slice(0, limit)) lines.push(`- ${REPRODUCE} '${r.id}'  → ${r.detail}`);
       if (group.length > limit)
         lines.push(`- … ${group.length - limit} more (--report FILE lists all)`);
+    }
+  }
+  return lines;
+}
+
+/** The failures by class, package, target and slot: the values that failed and a sample message. */
+function groupedLines(failing: readonly CaseResult[]): string[] {
+  const lines: string[] = [];
+  for (const outcome of FAILING) {
+    for (const pkg of PACKAGES) {
+      const group = failing.filter((r) => r.outcome === outcome && r.pkg === pkg);
+      if (group.length === 0) continue;
+      lines.push('', `### ${outcome} — ${pkg} (${group.length})`);
+      const bySlot = new Map<string, CaseResult[]>();
+      for (const r of group) {
+        const at = r.id.lastIndexOf('=');
+        const slot = at < 0 ? r.id : r.id.slice(0, at);
+        bySlot.set(slot, [...(bySlot.get(slot) ?? []), r]);
+      }
+      for (const [slot, results] of bySlot) {
+        const values = results.map((r) => r.id.slice(slot.length + 1) || 'valid').join(', ');
+        const sample = results[0]!.detail.replace(/\/tmp\/\S+/g, '<tmp>').slice(0, 160);
+        lines.push(`- \`${slot}\` = ${values} — ${sample}`);
+      }
     }
   }
   return lines;
@@ -62,6 +86,11 @@ export function formatReport(
     '```',
     ...head,
     '```',
+    '',
+    '## By target and slot',
+    ...groupedLines(summary.failing),
+    '',
+    '## Every failing case (each line is its reproducer)',
     ...failureLines(summary.failing),
     '',
   ];
