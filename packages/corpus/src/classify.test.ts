@@ -36,6 +36,13 @@ describe('classify', () => {
     );
   });
 
+  it('takes any cudnn-sys status after a re-entrant getter destroyed the object as acceptance', () => {
+    const c = refusedCase('cudnn-sys');
+    const reentrant = { ...c, value: 'reentrant', target: { ...c.target, hasVictim: true } };
+    expect(classify(reentrant, { kind: 'returned', status: 2000 }).outcome).toBe('silent');
+    expect(classify(reentrant, typeError).outcome).toBe('typed');
+  });
+
   it('lets an acceptable value be accepted or refused', () => {
     expect(classify(refusedCase('driver', true), { kind: 'returned' }).outcome).toBe('ok');
     const typed = { kind: 'threw', name: 'DisposedError', message: 'x', typed: true } as const;

@@ -8,6 +8,14 @@ import type { CaseRef, Observation, OutcomeClass } from './model.js';
 export function classify(c: CaseRef, seen: Observation): { outcome: OutcomeClass; detail: string } {
   const sys = c.target.pkg === 'cudnn-sys';
   if (seen.kind === 'returned') {
+    // A re-entrant value destroyed the call's object before the C call: any status means the C
+    // call ran on freed memory (the fake answers garbage), so only a throw is a refusal.
+    if (sys && c.value === 'reentrant' && c.target.hasVictim) {
+      return {
+        outcome: 'silent',
+        detail: `returned status ${seen.status} (the C call ran on the object the getter destroyed)`,
+      };
+    }
     if (sys && seen.status !== undefined && seen.status !== 0) {
       return { outcome: c.acceptable ? 'ok' : 'typed', detail: `status ${seen.status}` };
     }

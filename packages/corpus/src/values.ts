@@ -74,7 +74,9 @@ function withFirst(ctx: ValueContext, first: unknown): unknown {
  */
 function reentrant(ctx: ValueContext): unknown {
   const valid = ctx.valid;
-  if (typeof valid !== 'object' || valid === null) return valid;
+  if (typeof valid !== 'object' || valid === null) {
+    throw new Error('corpus: a re-entrant value needs an object or array as the valid value');
+  }
   let fired = false;
   const fire = () => {
     if (!fired) {

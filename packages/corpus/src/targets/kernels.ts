@@ -121,6 +121,8 @@ function run(
       const bytes = { x: d.xElements * 4, w: d.wElements * 4, y: d.yElements * 4 };
       const args: Record<string, unknown> = {};
       for (const [field, shape] of tensors) args[field] = operand(f, bytes[shape]);
+      // A borrowed DeviceSlice, so the re-entrant value has a valid workspace to stand in for.
+      args.workspace = operand(f, 4096);
       return [args];
     },
     [
