@@ -88,7 +88,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const chosen = pick(all, flags);
-  const fakes = buildFakes();
+  const fakes = await buildFakes();
   const work = mkdtempSync(join(tmpdir(), 'baracuda-corpus-'));
   mkdirSync(join(work, 'cache'), { recursive: true });
   const env: NodeJS.ProcessEnv = {
