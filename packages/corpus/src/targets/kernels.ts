@@ -214,6 +214,7 @@ const SPECS: TargetSpec[] = [
     'plainObject',
     'convElement',
   ]),
+  pure('releaseCudnnHandles', none, []),
   pure('pinnedMathType', () => ['f32', true], ['convElement', 'bool']),
   pure('rotationSets', () => [2 ** 20, 2 ** 27], ['bytes', 'positiveBytes']),
   pure('tuneRotationSets', () => [2 ** 20, 2 ** 30], ['bytes', 'optionalBytes']),
