@@ -330,8 +330,16 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
   errataTable: { extras: [], accepts: ['undefined', 'array'] },
   optionalString: { extras: [], accepts: ['undefined', 'string', 'emptyString'] },
   noteIndex: { extras: [], accepts: ['zero', 'one', 'negative', 'pow31', 'pow32', 'pow53'] },
-  stringArray: { extras: ['stringArray', ...BROKEN_ARRAY], accepts: ['array', 'stringArray'] },
-  numberArray: { extras: BROKEN_ARRAY, accepts: ['firstNegative', 'firstFraction', 'firstPow31'] },
+  /** Numerical-note names, any number of them: a shorter list is still a list of notes. */
+  stringArray: {
+    extras: ['stringArray', ...BROKEN_ARRAY],
+    accepts: ['array', 'stringArray', 'shortArray'],
+  },
+  /** Timings for median(): any non-empty list of finite numbers, so one element is valid too. */
+  numberArray: {
+    extras: BROKEN_ARRAY,
+    accepts: ['firstNegative', 'firstFraction', 'firstPow31', 'shortArray'],
+  },
   objectArray: { extras: ['selfReferential'], accepts: ['array', 'selfReferential'] },
   bytes: { extras: [], accepts: ['zero', 'one', 'fraction', 'pow31', 'pow32'] },
   optionalBytes: {
