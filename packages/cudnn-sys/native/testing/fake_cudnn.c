@@ -828,7 +828,11 @@ status_t cudnnGetConvolutionForwardAlgorithm_v7(void *h, const void *x, const vo
 status_t cudnnGetConvolutionForwardWorkspaceSize(void *h, const void *x, const void *w,
                                                  const void *c, const void *y, int algo,
                                                  size_t *size) {
-  (void)h; (void)x; (void)w; (void)c; (void)y;
+  /* cudnnConvolutionFwdAlgo_t: 0..7; cuDNN answers BAD_PARAM for anything else. */
+  if (h == NULL || x == NULL || w == NULL || c == NULL || y == NULL || size == NULL || algo < 0 ||
+      algo > 7) {
+    return 2000;
+  }
   *size = (size_t)4096 * (size_t)(algo + 1);
   return 0;
 }
