@@ -95,7 +95,7 @@ describe('methods and accessors on a foreign this', () => {
 
   it('a descriptor made with Object.create(Conv3dDescriptor.prototype) is refused as an argument', () => {
     const mimic = Object.create(Conv3dDescriptor.prototype) as Conv3dDescriptor;
-    expect(thrown(() => errataFor(mimic, 91400, {}))).toHaveProperty(
+    expect(thrown(() => errataFor(mimic, 91400, {} as never))).toHaveProperty(
       'message',
       'Expected a Conv3dDescriptor for desc but received an instance of Conv3dDescriptor',
     );
