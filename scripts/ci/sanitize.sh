@@ -6,8 +6,9 @@
 #   bash scripts/ci/sanitize.sh [COMMAND ...]
 #
 # Each extra argument is one more shell command run in the same environment
-# after the built-in ones, e.g. the bad-input corpus:
-#   bash scripts/ci/sanitize.sh 'pnpm --filter @baracuda/corpus test'
+# after the built-in ones, e.g. the bad-input corpus (what .ci/run does; run its
+# CLI directly, not through turbo, which passes only BARACUDA_* variables on):
+#   bash scripts/ci/sanitize.sh 'node packages/corpus/dist/cli.js'
 # The environment it sets up (export it yourself to run anything else this way):
 #   LD_PRELOAD        libasan + libubsan: node itself is not instrumented, so the
 #                     runtimes must be loaded before anything else

@@ -12,5 +12,5 @@ export declare function buildFakeLibcudaLibrary(options?: {
   noModules?: boolean;
   noLaunch?: boolean;
 }): string;
-export declare function buildFakeCudnnLibrary(): string;
+export declare function buildFakeCudnnLibrary(options?: { noBackward?: boolean }): string;
 export declare function fakeLiveCounts(libraryPath: string): Record<string, number> | null;

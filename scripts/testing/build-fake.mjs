@@ -87,9 +87,13 @@ export function buildFakeLibcudaLibrary({
   return buildSharedLibrary({ source: FAKE_SOURCES.libcuda, fileName: 'libcuda.so.1', defines });
 }
 
-/** The fake libcudnn.so.9. */
-export function buildFakeCudnnLibrary() {
-  return buildSharedLibrary({ source: FAKE_SOURCES.cudnn, fileName: 'libcudnn.so.9' });
+/**
+ * The fake libcudnn.so.9. `noBackward` leaves out the legacy backward-data and backward-filter
+ * functions, as a partial library would (see the fake's header).
+ */
+export function buildFakeCudnnLibrary({ noBackward = false } = {}) {
+  const defines = noBackward ? ['FAKE_CUDNN_NO_BACKWARD'] : [];
+  return buildSharedLibrary({ source: FAKE_SOURCES.cudnn, fileName: 'libcudnn.so.9', defines });
 }
 
 function nodeApiIncludeDir() {

@@ -2,6 +2,8 @@
 // <cudnn.h>, and src/constants.test.ts proves this file against the C++ table.
 // Values marked "since 9.x" exist only in cuDNN 9.x and later.
 
+import { describeValue } from '@baracuda/types';
+
 // cudnnStatus_t
 export const CUDNN_STATUS_SUCCESS = 0;
 export const CUDNN_STATUS_NOT_INITIALIZED = 1001;
@@ -912,6 +914,14 @@ for (const [name, value] of Object.entries(cudnnEnums.cudnnStatus_t)) {
  * `CUDNN_STATUS_NOT_SUPPORTED (3999)`.
  */
 export function cudnnStatusName(status: number): string {
+  if (typeof status !== 'number' || !Number.isInteger(status)) {
+    throw new TypeError(`Expected an int32 for status but received ${describeValue(status)}`);
+  }
+  if (status < -(2 ** 31) || status > 2 ** 31 - 1) {
+    throw new RangeError(
+      `Expected an int32 from -2147483648 to 2147483647 for status but received ${status}`,
+    );
+  }
   const known = statusNames.get(status);
   if (known !== undefined) return known;
   const category = statusNames.get(Math.floor(status / 1000) * 1000);

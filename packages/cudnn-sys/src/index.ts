@@ -1,4 +1,9 @@
-import { LibraryNotFoundError, type LibrarySearchAttempt } from '@baracuda/types';
+import {
+  describeValue,
+  LibraryNotFoundError,
+  type LibrarySearchAttempt,
+  UnsupportedError,
+} from '@baracuda/types';
 import { loadAddon } from './addon.js';
 import type { NativeBinding } from './native.js';
 
@@ -52,6 +57,16 @@ export interface CudnnProbe {
 
 /** Decodes a `cudnnGetVersion()` value: 91400 → `{major: 9, minor: 14, patch: 0, raw: 91400}`. */
 export function decodeCudnnVersion(raw: number): CudnnVersion {
+  if (typeof raw !== 'number' || !Number.isInteger(raw)) {
+    throw new TypeError(
+      `Expected a non-negative integer for raw but received ${describeValue(raw)}`,
+    );
+  }
+  if (raw < 0 || !Number.isSafeInteger(raw)) {
+    throw new RangeError(
+      `Expected an integer from 0 to ${Number.MAX_SAFE_INTEGER} for raw but received ${raw}`,
+    );
+  }
   return {
     major: Math.floor(raw / 10000),
     minor: Math.floor((raw % 10000) / 100),
@@ -115,12 +130,31 @@ export function load(): CudnnProbe {
 }
 
 let loaded: NativeBinding | undefined;
+/** The functions the loaded library lacks, and what to name it by in the error. */
+let missing: { names: ReadonlySet<string>; library: string } | undefined;
 
 function lib(): NativeBinding {
   if (loaded) return loaded;
-  load();
+  const found = load();
+  const version = found.version;
+  missing = {
+    names: new Set(found.missingSymbols),
+    library: `${found.libraryPath} (cuDNN ${version ? `${version.major}.${version.minor}.${version.patch}` : 'unknown'})`,
+  };
   loaded = loadAddon();
   return loaded;
+}
+
+/**
+ * A bound function the loaded cuDNN does not export (an older or partial library) is an
+ * `UnsupportedError` naming the function and the library, before any argument is read.
+ */
+function requireExported(name: string): void {
+  if (missing?.names.has(name)) {
+    throw new UnsupportedError(
+      `${name} is not exported by ${missing.library}: this cuDNN cannot run it (probe().missingSymbols lists every such function)`,
+    );
+  }
 }
 
 /**
@@ -146,7 +180,11 @@ type RawName = Extract<keyof NativeBinding, `cudnn${string}`>;
 function raw<K extends RawName>(name: K): NativeBinding[K] {
   let native: ((...args: unknown[]) => unknown) | undefined;
   const forward = (...args: unknown[]): unknown => {
-    native ??= lib()[name] as (...args: unknown[]) => unknown;
+    if (native === undefined) {
+      const binding = lib();
+      requireExported(name);
+      native = binding[name] as (...args: unknown[]) => unknown;
+    }
     return native(...args);
   };
   Object.defineProperty(forward, 'name', { value: name });

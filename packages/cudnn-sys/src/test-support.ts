@@ -29,9 +29,12 @@ export function builtAddonPath(): string {
   );
 }
 
-/** Builds the fake cuDNN and returns the directory holding its libcudnn.so.9. */
-export function buildFakeCudnn(): string {
-  return dirname(buildFakeCudnnLibrary());
+/**
+ * Builds the fake cuDNN and returns the directory holding its libcudnn.so.9; `noBackward` leaves
+ * out the legacy backward functions (a partial library).
+ */
+export function buildFakeCudnn(options: { noBackward?: boolean } = {}): string {
+  return dirname(buildFakeCudnnLibrary(options));
 }
 
 /** What the fake cuDNN holds alive now (see native/testing/fake_cudnn.c). */

@@ -11,6 +11,7 @@ import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { AllocationHandle, StreamHandle } from './native.js';
+import { guardReceivers } from './receivers.js';
 import { requireStream, type Stream } from './stream.js';
 import {
   requireArrayBufferView,
@@ -69,6 +70,14 @@ export class DeviceBuffer implements DeviceSlice {
   readonly streamOrdered: boolean;
   readonly #allocation: AllocationRecord;
   #disposed = false;
+
+  static {
+    guardReceivers(
+      DeviceBuffer,
+      'DeviceBuffer',
+      (o) => typeof o === 'object' && o !== null && #allocation in o,
+    );
+  }
 
   private constructor(
     token: FactoryToken,
@@ -310,7 +319,7 @@ export class DeviceBuffer implements DeviceSlice {
   }
 
   #copySource(src: unknown): { pointer: bigint; byteLength: number } {
-    if (src instanceof DeviceBuffer) {
+    if (typeof src === 'object' && src !== null && #allocation in src) {
       if (src.device.ordinal !== this.device.ordinal) {
         throw new InvalidArgumentError(
           'src',

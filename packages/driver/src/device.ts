@@ -1,8 +1,9 @@
 import { type ArchSku, archSkuFromComputeCapability, InvalidArgumentError } from '@baracuda/types';
 import { callNative, noDeviceError, requireDriver } from './driver.js';
-import { createStreamOn } from './kinds.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
+import { createStreamOn } from './kinds.js';
 import type { NativeDeviceInfo } from './native.js';
+import { type Brand, guardReceivers } from './receivers.js';
 import type { Stream, StreamOptions } from './stream.js';
 import { requireNonNegativeInteger } from './validate.js';
 
@@ -19,6 +20,7 @@ export interface MemoryInfo {
 }
 
 const devices = new Map<number, Device>();
+let isDeviceBrand: Brand = () => false;
 
 /**
  * A CUDA device. Its primary context is retained on first use and made current
@@ -42,6 +44,13 @@ export class Device {
   readonly totalMemory: number;
   /** The device supports stream-ordered allocation (cuMemAllocAsync). @internal */
   readonly memoryPoolsSupported: boolean;
+  /** The brand: only this constructor adds it (look-alikes and Object.create copies lack it). */
+  readonly #device = true;
+
+  static {
+    isDeviceBrand = (o) => typeof o === 'object' && o !== null && #device in o;
+    guardReceivers(Device, 'Device', isDeviceBrand);
+  }
 
   private constructor(token: FactoryToken, ordinal: number, info: NativeDeviceInfo) {
     requireFactoryToken(token, 'Device', 'Device.get(ordinal)');
@@ -123,6 +132,11 @@ export class Device {
 /** `undefined` → device 0; otherwise it must be a Device. @internal */
 export function resolveDevice(name: string, value: unknown): Device {
   if (value === undefined) return Device.get(0);
-  if (!(value instanceof Device)) throw new InvalidArgumentError(name, 'a Device', value);
+  if (!isDevice(value)) throw new InvalidArgumentError(name, 'a Device', value);
   return value;
+}
+
+/** Whether `value` is a Device made by this package (a brand check, not `instanceof`). @internal */
+export function isDevice(value: unknown): value is Device {
+  return isDeviceBrand(value);
 }

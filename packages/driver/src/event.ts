@@ -1,9 +1,10 @@
 import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
-import { markEvent } from './kinds.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
+import { isEvent, markEvent } from './kinds.js';
 import type { EventHandle } from './native.js';
+import { guardReceivers } from './receivers.js';
 import { requireStream, type Stream } from './stream.js';
 import { optionalBoolean, requireOptions } from './validate.js';
 
@@ -30,6 +31,10 @@ export class Event {
   /** Whether threads waiting on the event sleep (`CU_EVENT_BLOCKING_SYNC`). */
   readonly blockingSync: boolean;
   #handle: EventHandle | null;
+
+  static {
+    guardReceivers(Event, 'Event', (o) => typeof o === 'object' && o !== null && #handle in o);
+  }
 
   private constructor(
     token: FactoryToken,
@@ -132,7 +137,7 @@ export class Event {
 }
 
 function requireTimingEvent(name: string, value: unknown): EventHandle {
-  if (!(value instanceof Event)) throw new InvalidArgumentError(name, 'an Event', value);
+  if (!isEvent(value)) throw new InvalidArgumentError(name, 'an Event', value);
   const handle = value.handle;
   if (!value.timing) {
     throw new InvalidArgumentError(name, 'an Event created with timing: true', value);

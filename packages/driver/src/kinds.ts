@@ -5,6 +5,7 @@
  * (event -> stream -> device).
  */
 import type { Device } from './device.js';
+import type { Event } from './event.js';
 import type { Stream, StreamOptions } from './stream.js';
 
 const events = new WeakSet<object>();
@@ -15,7 +16,7 @@ export function markEvent(event: object): void {
 }
 
 /** Whether `value` is an Event of this package. */
-export function isEvent(value: unknown): boolean {
+export function isEvent(value: unknown): value is Event {
   return typeof value === 'object' && value !== null && events.has(value);
 }
 

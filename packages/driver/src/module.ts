@@ -7,7 +7,8 @@ import { type Device, resolveDevice } from './device.js';
 import { callNative, requireDriver, translateNativeError } from './driver.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { FunctionHandle, ModuleHandle, NativeBinding } from './native.js';
-import { Stream } from './stream.js';
+import { guardReceivers } from './receivers.js';
+import { isStream } from './stream.js';
 import { requireArrayBufferView } from './validate.js';
 
 const MAX_GRID_X = 2 ** 31 - 1;
@@ -24,6 +25,10 @@ export class Module {
   readonly device: Device;
   #handle: ModuleHandle | null;
   readonly #functions = new Map<string, KernelFunction>();
+
+  static {
+    guardReceivers(Module, 'Module', (o) => typeof o === 'object' && o !== null && #functions in o);
+  }
 
   private constructor(token: FactoryToken, device: Device, handle: ModuleHandle) {
     requireFactoryToken(token, 'Module', 'Module.load(image, device)');
@@ -105,6 +110,14 @@ export class KernelFunction {
   readonly #handle: FunctionHandle;
   readonly #binding: NativeBinding;
 
+  static {
+    guardReceivers(
+      KernelFunction,
+      'KernelFunction',
+      (o) => typeof o === 'object' && o !== null && #binding in o,
+    );
+  }
+
   /** @internal */
   constructor(
     token: FactoryToken,
@@ -146,7 +159,7 @@ export class KernelFunction {
     if (typeof raw !== 'bigint' || raw < 0n || raw > MAX_U64) {
       throw new InvalidArgumentError('stream.raw', 'a CUstream as a 64-bit unsigned bigint', raw);
     }
-    if (stream instanceof Stream && stream.device.ordinal !== this.module.device.ordinal) {
+    if (isStream(stream) && stream.device.ordinal !== this.module.device.ordinal) {
       throw new InvalidArgumentError(
         'stream',
         `a Stream on device ${this.module.device.ordinal}`,
@@ -251,6 +264,14 @@ export class KernelParams {
   #view: DataView;
   #length = 0;
   #bytes: Uint8Array | null = null;
+
+  static {
+    guardReceivers(
+      KernelParams,
+      'KernelParams',
+      (o) => typeof o === 'object' && o !== null && #view in o,
+    );
+  }
 
   /**
    * `capacityBytes` is a first size, from 1 to 32768; the buffer grows as needed. Defaults to

@@ -4,6 +4,7 @@ import { type Device, resolveDevice } from './device.js';
 import { callNative } from './driver.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { PinnedHandle } from './native.js';
+import { guardReceivers } from './receivers.js';
 import { requireOptions, requirePositiveInteger } from './validate.js';
 
 /** Options for {@link PinnedHostBuffer.alloc}. */
@@ -27,6 +28,14 @@ export class PinnedHostBuffer {
   #handle: PinnedHandle | null;
   #buffer: ArrayBuffer;
   #bytes: Uint8Array;
+
+  static {
+    guardReceivers(
+      PinnedHostBuffer,
+      'PinnedHostBuffer',
+      (o) => typeof o === 'object' && o !== null && #buffer in o,
+    );
+  }
 
   private constructor(
     token: FactoryToken,

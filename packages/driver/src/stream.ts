@@ -2,9 +2,10 @@ import { DisposedError, InvalidArgumentError } from '@baracuda/types';
 import { type Device, resolveDevice } from './device.js';
 import { callNative, callNativeAsync } from './driver.js';
 import type { Event } from './event.js';
-import { isEvent, registerStreamFactory } from './kinds.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
+import { isEvent, registerStreamFactory } from './kinds.js';
 import type { StreamHandle } from './native.js';
+import { type Brand, guardReceivers } from './receivers.js';
 import { optionalBoolean, requireOptions } from './validate.js';
 
 /** Options for {@link Stream.create}. */
@@ -17,6 +18,8 @@ export interface StreamOptions {
   nonBlocking?: boolean;
 }
 
+let isStreamBrand: Brand = () => false;
+
 /** A CUDA stream on one device. Work queued on it runs in order. */
 export class Stream {
   /** The device the stream belongs to. */
@@ -25,6 +28,11 @@ export class Stream {
   readonly nonBlocking: boolean;
   #handle: StreamHandle | null;
   readonly #raw: bigint;
+
+  static {
+    isStreamBrand = (o) => typeof o === 'object' && o !== null && #raw in o;
+    guardReceivers(Stream, 'Stream', isStreamBrand);
+  }
 
   private constructor(
     token: FactoryToken,
@@ -126,9 +134,14 @@ export class Stream {
 
 /** A live stream's handle, or an InvalidArgumentError / DisposedError. @internal */
 export function requireStream(name: string, value: unknown): Stream {
-  if (!(value instanceof Stream)) throw new InvalidArgumentError(name, 'a Stream', value);
+  if (!isStream(value)) throw new InvalidArgumentError(name, 'a Stream', value);
   if (value.disposed) throw new DisposedError('Stream');
   return value;
+}
+
+/** Whether `value` is a Stream made by this package (a brand check, not `instanceof`). @internal */
+export function isStream(value: unknown): value is Stream {
+  return isStreamBrand(value);
 }
 
 registerStreamFactory((device, options) => Stream.create(device, options));

@@ -47,6 +47,8 @@ const SUPPORTED: readonly ElementKind[] = [
   ElementKind.Bf16,
 ];
 
+let isDescriptorBrand: (value: unknown) => boolean = () => false;
+
 /**
  * An immutable description of a 3-D convolution (cross-correlation, as PyTorch's nn.Conv3d).
  * Defaults: padding 0, stride 1, dilation 1, groups 1, layout 'ncdhw'.
@@ -76,11 +78,8 @@ export class Conv3dDescriptor {
   #derived: Derived | undefined;
 
   static {
-    guardReceivers(
-      Conv3dDescriptor,
-      'Conv3dDescriptor',
-      (o) => typeof o === 'object' && o !== null && #derived in o,
-    );
+    isDescriptorBrand = (o) => typeof o === 'object' && o !== null && #derived in o;
+    guardReceivers(Conv3dDescriptor, 'Conv3dDescriptor', isDescriptorBrand);
   }
 
   private constructor(token: FactoryToken, fields: Fields) {
@@ -279,4 +278,12 @@ export class Conv3dDescriptor {
   toString(): string {
     return this.describe();
   }
+}
+
+/**
+ * Whether `value` is a Conv3dDescriptor made by `Conv3dDescriptor.create` (a brand check:
+ * `Object.create(Conv3dDescriptor.prototype)` passes `instanceof` but not this). @internal
+ */
+export function isConv3dDescriptor(value: unknown): value is Conv3dDescriptor {
+  return isDescriptorBrand(value);
 }

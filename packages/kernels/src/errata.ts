@@ -1,7 +1,7 @@
 import { ElementKind, expectBoolean, expectInteger, InvalidArgumentError } from '@baracuda/types';
 import { expectObject, expectString, expectStrings } from './checks.js';
 import type { PlanPreference } from './compat.js';
-import { Conv3dDescriptor } from './descriptor.js';
+import { type Conv3dDescriptor, isConv3dDescriptor } from './descriptor.js';
 
 /** A cuDNN version as cudnnGetVersion() encodes it in cuDNN 9: major*10000 + minor*100 + patch. */
 export type CudnnVersionCode = number;
@@ -127,7 +127,7 @@ export function errataFor(
 }
 
 function checkDescriptor(desc: unknown): void {
-  if (!(desc instanceof Conv3dDescriptor)) {
+  if (!isConv3dDescriptor(desc)) {
     throw new InvalidArgumentError('desc', 'a Conv3dDescriptor', desc);
   }
 }

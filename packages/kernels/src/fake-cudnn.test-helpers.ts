@@ -1,30 +1,30 @@
 /**
  * The fake libcudnn.so.9 of @baracuda/cudnn-sys (native/testing/fake_cudnn.c, reports cuDNN
- * 9.14.0) for tests that run plans without a GPU, the fake device and stream they run on, and a
- * small problem to run.
+ * 9.14.0) and the driver's fake libcuda.so.1 for tests that run plans without a GPU, the fake
+ * device and stream they run on, and a small problem to run.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
+import {
+  buildFakeCudnnLibrary,
+  buildFakeLibcudaLibrary,
+} from '../../../scripts/testing/build-fake.mjs';
 import { type AutotuneEntry, autotuneKey, writeAutotuneEntry } from './autotune-cache.js';
 import { resolvePlanPreference } from './compat.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import type { Conv3dPass } from './plan.js';
 
 /**
- * Compile the fake with `cc` into a temporary folder and point BARACUDA_CUDNN_LIBRARY at it
- * (before anything loads cuDNN). Null where there is no C compiler: the caller skips, saying so.
+ * Build the fake through the repository's one build helper for test-only C
+ * (scripts/testing/build-fake.mjs: cached by content, instrumented under BARACUDA_SANITIZE=1) and
+ * point BARACUDA_CUDNN_LIBRARY at it (before anything loads cuDNN). Null where there is no C
+ * compiler: the caller skips, saying so.
  */
 export function useFakeCudnn(): string | null {
   try {
-    const pkg = createRequire(import.meta.url).resolve('@baracuda/cudnn-sys/package.json');
-    const source = join(dirname(pkg), 'native', 'testing', 'fake_cudnn.c');
-    const dir = mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cudnn-'));
-    const library = join(dir, 'libcudnn.so.9');
-    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', library, source]);
+    const library = buildFakeCudnnLibrary();
     process.env.BARACUDA_CUDNN_LIBRARY = library;
     return library;
   } catch {
@@ -32,22 +32,10 @@ export function useFakeCudnn(): string | null {
   }
 }
 
-/** The driver package's fake libcuda, compiled; null where there is no C compiler. */
+/** The driver package's fake libcuda, built the same way; null where there is no C compiler. */
 export function useFakeCuda(): string | null {
   try {
-    const pkg = createRequire(import.meta.url).resolve('@baracuda/driver/package.json');
-    const library = join(
-      mkdtempSync(join(tmpdir(), 'baracuda-kernels-fake-cuda-')),
-      'libcuda.so.1',
-    );
-    execFileSync('cc', [
-      '-shared',
-      '-fPIC',
-      '-O1',
-      '-o',
-      library,
-      join(dirname(pkg), 'test', 'fake-libcuda.c'),
-    ]);
+    const library = buildFakeLibcudaLibrary();
     process.env.BARACUDA_CUDA_DRIVER_LIBRARY = library;
     return library;
   } catch {

@@ -6,6 +6,7 @@ export {
   defaultAutotuneCachePath,
   readAutotuneCache,
 } from './autotune-cache.js';
+export { releaseCudnnHandles } from './cudnn/handle.js';
 export {
   Conv3dDescriptor,
   type Conv3dLayout,
@@ -14,7 +15,6 @@ export {
   INT32_MAX,
   stridesFor,
 } from './descriptor.js';
-export { releaseCudnnHandles } from './cudnn/handle.js';
 export {
   CONV3D_ERRATA,
   type CudnnVersionCode,

@@ -12,7 +12,7 @@ import {
 import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo } from './core/types.js';
-import { Conv3dDescriptor } from './descriptor.js';
+import { type Conv3dDescriptor, isConv3dDescriptor } from './descriptor.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
   type Conv3dBwDataArgs,
@@ -143,7 +143,7 @@ export class Conv3dPlan {
     preference: Partial<PlanPreference> | undefined,
     options: Conv3dPlanOptions | undefined,
   ): Conv3dPlan {
-    if (!(desc instanceof Conv3dDescriptor)) {
+    if (!isConv3dDescriptor(desc)) {
       throw new InvalidArgumentError('desc', 'a Conv3dDescriptor', desc);
     }
     desc.validate();

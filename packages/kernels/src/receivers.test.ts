@@ -6,6 +6,7 @@
 import { DisposedError, ElementKind, InvalidArgumentError } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from './descriptor.js';
+import { errataFor } from './errata.js';
 import { smallProblem, fakeStream as stream, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
 
@@ -89,6 +90,18 @@ describe('methods and accessors on a foreign this', () => {
     expect(thrown(() => Conv3dPlan.prototype.runFw.call(new Other(), {} as never))).toHaveProperty(
       'message',
       'Expected a Conv3dPlan for this of Conv3dPlan#runFw but received an instance of Other',
+    );
+  });
+
+  it('a descriptor made with Object.create(Conv3dDescriptor.prototype) is refused as an argument', () => {
+    const mimic = Object.create(Conv3dDescriptor.prototype) as Conv3dDescriptor;
+    expect(thrown(() => errataFor(mimic, 91400, {} as never))).toHaveProperty(
+      'message',
+      'Expected a Conv3dDescriptor for desc but received an instance of Conv3dDescriptor',
+    );
+    expect(thrown(() => Conv3dPlan.selectSync(stream, mimic))).toHaveProperty(
+      'message',
+      'Expected a Conv3dDescriptor for desc but received an instance of Conv3dDescriptor',
     );
   });
 });

@@ -22,6 +22,9 @@
  * scripted config (it then has that config's workspace) or when every choice lies in its engine's
  * scripted ranges; otherwise finalizing it returns CUDNN_STATUS_NOT_SUPPORTED.
  *
+ * Built with -DFAKE_CUDNN_NO_BACKWARD, the fake lacks the ten legacy backward-data and
+ * backward-filter functions, as a partial library would (tests of the missing-symbol error).
+ *
  * FAKE_CUDNN_EXECUTE_LOG (read at each call), when set, names a file to which each
  * cudnnBackendExecute appends a line: the variant pack's data pointers, in hex, then the ids of
  * the execution plan and the variant pack (`#N`), separated by spaces.
@@ -40,18 +43,20 @@ static int g_next_id = 1;
 
 /* Live objects, so tests can assert that dispose freed everything: fake_live_counts() returns
    them as a JSON string (read in-process with fakeLiveCounts() of scripts/testing/build-fake.mjs). */
-static long long live_handles, live_tensors, live_filters, live_convolutions, live_backend;
+static long long live_handles, live_tensors, live_filters, live_convolutions, live_activations,
+    live_backend;
 #define LIVE_ADD(counter, n) __atomic_add_fetch(&(counter), (n), __ATOMIC_RELAXED)
 
 const char *fake_live_counts(void) {
   static __thread char text[256];
   snprintf(text, sizeof text,
            "{\"handles\":%lld,\"tensors\":%lld,\"filters\":%lld,\"convolutions\":%lld,"
-           "\"activations\":0,\"backendDescriptors\":%lld}",
+           "\"activations\":%lld,\"backendDescriptors\":%lld}",
            __atomic_load_n(&live_handles, __ATOMIC_RELAXED),
            __atomic_load_n(&live_tensors, __ATOMIC_RELAXED),
            __atomic_load_n(&live_filters, __ATOMIC_RELAXED),
            __atomic_load_n(&live_convolutions, __ATOMIC_RELAXED),
+           __atomic_load_n(&live_activations, __ATOMIC_RELAXED),
            __atomic_load_n(&live_backend, __ATOMIC_RELAXED));
   return text;
 }
@@ -127,7 +132,7 @@ typedef struct {
   int id;
   int length;
   int pad[6], stride[6], dilation[6];
-  int mode, compute_type, group_count, math_type;
+  int mode, compute_type, group_count, math_type, reorder_type;
 } conv_t;
 
 /* Numbers from packages/cudnn-sys/src/constants.ts. */
@@ -823,7 +828,11 @@ status_t cudnnGetConvolutionForwardAlgorithm_v7(void *h, const void *x, const vo
 status_t cudnnGetConvolutionForwardWorkspaceSize(void *h, const void *x, const void *w,
                                                  const void *c, const void *y, int algo,
                                                  size_t *size) {
-  (void)h; (void)x; (void)w; (void)c; (void)y;
+  /* cudnnConvolutionFwdAlgo_t: 0..7; cuDNN answers BAD_PARAM for anything else. */
+  if (h == NULL || x == NULL || w == NULL || c == NULL || y == NULL || size == NULL || algo < 0 ||
+      algo > 7) {
+    return 2000;
+  }
   *size = (size_t)4096 * (size_t)(algo + 1);
   return 0;
 }
@@ -837,3 +846,278 @@ status_t cudnnConvolutionForward(void *h, const void *alpha, const void *xd, con
            (double)*(const float *)alpha, (double)*(const float *)beta, x, w, algo, ws, ws_size, y);
   return 0;
 }
+
+/* ---- the rest of the legacy API the addon binds: argument checks as cuDNN makes them
+   (CUDNN_STATUS_BAD_PARAM = 2000 for a null or unset descriptor, an out-of-range enum or count),
+   canned answers, and a log record of each call. Device pointers are never dereferenced. ---- */
+
+enum { BAD_PARAM = 2000 };
+
+typedef struct {
+  int id;
+  int mode, nan_opt;
+  double coef;
+} activation_t;
+
+status_t cudnnCreateActivationDescriptor(void **out) {
+  if (out == NULL) return BAD_PARAM;
+  activation_t *a = calloc(1, sizeof *a);
+  a->id = NEXT_ID();
+  *out = a;
+  LIVE_ADD(live_activations, 1);
+  log_call("cudnnCreateActivationDescriptor #%d", a->id);
+  return 0;
+}
+
+status_t cudnnSetActivationDescriptor(void *p, int mode, int nan_opt, double coef) {
+  activation_t *a = p;
+  /* cudnnActivationMode_t: SIGMOID 0 .. SWISH 6; cudnnNanPropagation_t: 0 or 1. */
+  if (a == NULL || mode < 0 || mode > 6 || nan_opt < 0 || nan_opt > 1) return BAD_PARAM;
+  a->mode = mode;
+  a->nan_opt = nan_opt;
+  a->coef = coef;
+  log_call("cudnnSetActivationDescriptor #%d mode=%d nan=%d coef=%g", a->id, mode, nan_opt, coef);
+  return 0;
+}
+
+status_t cudnnGetActivationDescriptor(const void *p, int *mode, int *nan_opt, double *coef) {
+  const activation_t *a = p;
+  if (a == NULL || mode == NULL || nan_opt == NULL || coef == NULL) return BAD_PARAM;
+  *mode = a->mode;
+  *nan_opt = a->nan_opt;
+  *coef = a->coef;
+  return 0;
+}
+
+status_t cudnnDestroyActivationDescriptor(void *p) {
+  if (p == NULL) return BAD_PARAM;
+  log_call("cudnnDestroyActivationDescriptor #%d", ((activation_t *)p)->id);
+  free(p);
+  LIVE_ADD(live_activations, -1);
+  return 0;
+}
+
+status_t cudnnSetTensorNdDescriptorEx(void *p, int format, int data_type, int nb_dims,
+                                      const int *dims) {
+  tensor_t *t = p;
+  /* cudnnTensorFormat_t: NCHW 0, NHWC 1, NCHW_VECT_C 2; the Ex form takes 3 to 8 dims. */
+  if (t == NULL || dims == NULL || format < 0 || format > 2 || nb_dims < 3 || nb_dims > 8) {
+    return BAD_PARAM;
+  }
+  for (int i = 0; i < nb_dims; ++i) {
+    if (dims[i] <= 0) return BAD_PARAM;
+  }
+  t->data_type = data_type;
+  t->format = format;
+  t->nb_dims = nb_dims;
+  /* Packed strides: NCHW in dims order; NHWC with the channel (dims[1]) innermost. */
+  long long stride = 1;
+  if (format == 1) {
+    t->strides[1] = 1;
+    stride = dims[1];
+    for (int i = nb_dims - 1; i >= 2; --i) {
+      t->strides[i] = (int)stride;
+      stride *= dims[i];
+    }
+    t->strides[0] = (int)stride;
+  } else {
+    for (int i = nb_dims - 1; i >= 0; --i) {
+      t->strides[i] = (int)stride;
+      stride *= dims[i];
+    }
+  }
+  for (int i = 0; i < nb_dims; ++i) t->dims[i] = dims[i];
+  log_call("cudnnSetTensorNdDescriptorEx #%d format=%d type=%d nbDims=%d", t->id, format,
+           data_type, nb_dims);
+  return 0;
+}
+
+static size_t data_type_size(int data_type) {
+  switch (data_type) {
+    case 1: /* DOUBLE */
+    case 10: /* INT64 */
+      return 8;
+    case 2: /* HALF */
+    case 9: /* BFLOAT16 */
+      return 2;
+    case 3: /* INT8 */
+    case 6: /* UINT8 */
+    case 11: /* BOOLEAN */
+    case 12: /* FP8_E4M3 */
+    case 13: /* FP8_E5M2 */
+      return 1;
+    default:
+      return 4;
+  }
+}
+
+status_t cudnnGetTensorSizeInBytes(const void *p, size_t *size) {
+  const tensor_t *t = p;
+  if (t == NULL || size == NULL || t->nb_dims == 0) return BAD_PARAM;
+  /* The span the strides address: 1 + sum of (dim - 1) * stride elements. */
+  size_t elements = 1;
+  for (int i = 0; i < t->nb_dims; ++i) {
+    elements += (size_t)(t->dims[i] - 1) * (size_t)t->strides[i];
+  }
+  *size = elements * data_type_size(t->data_type);
+  return 0;
+}
+
+status_t cudnnSetConvolutionReorderType(void *p, int reorder) {
+  /* cudnnReorderType_t: DEFAULT_REORDER 0, NO_REORDER 1. */
+  if (p == NULL || reorder < 0 || reorder > 1) return BAD_PARAM;
+  ((conv_t *)p)->reorder_type = reorder;
+  return 0;
+}
+
+status_t cudnnGetConvolutionReorderType(void *p, int *reorder) {
+  if (p == NULL || reorder == NULL) return BAD_PARAM;
+  *reorder = ((conv_t *)p)->reorder_type;
+  return 0;
+}
+
+/* What every algorithm query needs: a handle, descriptors, and room for at least one result. */
+static int bad_query(const void *h, const void *a, const void *b, const void *c, const void *d,
+                     int requested, const int *returned, const void *perf) {
+  return h == NULL || a == NULL || b == NULL || c == NULL || d == NULL || requested < 1 ||
+         returned == NULL || perf == NULL;
+}
+
+/* Two canned results, fastest first. */
+static int canned_perf(int requested, int *returned, perf_t *perf) {
+  const perf_t canned[2] = {{1, 0, 0.5f, 1024, 1, 0, {0}}, {0, 0, 2.25f, 0, 0, 0, {0}}};
+  int n = requested < 2 ? requested : 2;
+  for (int i = 0; i < n; ++i) perf[i] = canned[i];
+  *returned = n;
+  return 0;
+}
+
+status_t cudnnFindConvolutionForwardAlgorithmEx(void *h, const void *xd, const void *x,
+                                                const void *wd, const void *w, const void *cd,
+                                                const void *yd, void *y, int requested,
+                                                int *returned, perf_t *perf, void *ws,
+                                                size_t ws_size) {
+  (void)x; (void)w; (void)y; (void)ws; (void)ws_size;
+  if (bad_query(h, xd, wd, cd, yd, requested, returned, perf)) return BAD_PARAM;
+  log_call("cudnnFindConvolutionForwardAlgorithmEx requested=%d", requested);
+  return canned_perf(requested, returned, perf);
+}
+
+status_t cudnnConvolutionBiasActivationForward(
+    void *h, const void *alpha1, const void *xd, const void *x, const void *wd, const void *w,
+    const void *cd, int algo, void *ws, size_t ws_size, const void *alpha2, const void *zd,
+    const void *z, const void *bd, const void *bias, const void *ad, const void *yd, void *y) {
+  (void)ws; (void)ws_size; (void)z; (void)bias;
+  if (h == NULL || alpha1 == NULL || alpha2 == NULL || xd == NULL || wd == NULL || cd == NULL ||
+      zd == NULL || bd == NULL || ad == NULL || yd == NULL || algo < 0 || algo > 7) {
+    return BAD_PARAM;
+  }
+  log_call("cudnnConvolutionBiasActivationForward alpha1=%g alpha2=%g x=%p w=%p algo=%d act=#%d y=%p",
+           (double)*(const float *)alpha1, (double)*(const float *)alpha2, x, w, algo,
+           ((const activation_t *)ad)->id, y);
+  return 0;
+}
+
+#ifndef FAKE_CUDNN_NO_BACKWARD
+/* Backward data (cudnnConvolutionBwdDataAlgo_t: 0..5) and backward filter (0..6). */
+enum { BWD_DATA_ALGOS = 6, BWD_FILTER_ALGOS = 7 };
+
+status_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *handle, int *count) {
+  if (handle == NULL || count == NULL) return BAD_PARAM;
+  *count = BWD_DATA_ALGOS;
+  return 0;
+}
+
+status_t cudnnGetConvolutionBackwardDataAlgorithm_v7(void *h, const void *w, const void *dy,
+                                                     const void *c, const void *dx,
+                                                     int requested, int *returned, perf_t *perf) {
+  if (bad_query(h, w, dy, c, dx, requested, returned, perf)) return BAD_PARAM;
+  return canned_perf(requested, returned, perf);
+}
+
+status_t cudnnFindConvolutionBackwardDataAlgorithmEx(void *h, const void *wd, const void *w,
+                                                     const void *dyd, const void *dy,
+                                                     const void *cd, const void *dxd, void *dx,
+                                                     int requested, int *returned, perf_t *perf,
+                                                     void *ws, size_t ws_size) {
+  (void)w; (void)dy; (void)dx; (void)ws; (void)ws_size;
+  if (bad_query(h, wd, dyd, cd, dxd, requested, returned, perf)) return BAD_PARAM;
+  log_call("cudnnFindConvolutionBackwardDataAlgorithmEx requested=%d", requested);
+  return canned_perf(requested, returned, perf);
+}
+
+status_t cudnnGetConvolutionBackwardDataWorkspaceSize(void *h, const void *w, const void *dy,
+                                                      const void *c, const void *dx, int algo,
+                                                      size_t *size) {
+  if (h == NULL || w == NULL || dy == NULL || c == NULL || dx == NULL || size == NULL ||
+      algo < 0 || algo >= BWD_DATA_ALGOS) {
+    return BAD_PARAM;
+  }
+  *size = (size_t)4096 * (size_t)(algo + 1);
+  return 0;
+}
+
+status_t cudnnConvolutionBackwardData(void *h, const void *alpha, const void *wd, const void *w,
+                                      const void *dyd, const void *dy, const void *cd, int algo,
+                                      void *ws, size_t ws_size, const void *beta,
+                                      const void *dxd, void *dx) {
+  if (h == NULL || alpha == NULL || beta == NULL || wd == NULL || dyd == NULL || cd == NULL ||
+      dxd == NULL || algo < 0 || algo >= BWD_DATA_ALGOS) {
+    return BAD_PARAM;
+  }
+  log_call("cudnnConvolutionBackwardData alpha=%g beta=%g w=%p dy=%p algo=%d ws=%p wsSize=%zu dx=%p",
+           (double)*(const float *)alpha, (double)*(const float *)beta, w, dy, algo, ws, ws_size,
+           dx);
+  return 0;
+}
+
+status_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *handle, int *count) {
+  if (handle == NULL || count == NULL) return BAD_PARAM;
+  *count = BWD_FILTER_ALGOS;
+  return 0;
+}
+
+status_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *h, const void *x, const void *dy,
+                                                       const void *c, const void *dw,
+                                                       int requested, int *returned,
+                                                       perf_t *perf) {
+  if (bad_query(h, x, dy, c, dw, requested, returned, perf)) return BAD_PARAM;
+  return canned_perf(requested, returned, perf);
+}
+
+status_t cudnnFindConvolutionBackwardFilterAlgorithmEx(void *h, const void *xd, const void *x,
+                                                       const void *dyd, const void *dy,
+                                                       const void *cd, const void *dwd, void *dw,
+                                                       int requested, int *returned,
+                                                       perf_t *perf, void *ws, size_t ws_size) {
+  (void)x; (void)dy; (void)dw; (void)ws; (void)ws_size;
+  if (bad_query(h, xd, dyd, cd, dwd, requested, returned, perf)) return BAD_PARAM;
+  log_call("cudnnFindConvolutionBackwardFilterAlgorithmEx requested=%d", requested);
+  return canned_perf(requested, returned, perf);
+}
+
+status_t cudnnGetConvolutionBackwardFilterWorkspaceSize(void *h, const void *x, const void *dy,
+                                                        const void *c, const void *dw, int algo,
+                                                        size_t *size) {
+  if (h == NULL || x == NULL || dy == NULL || c == NULL || dw == NULL || size == NULL ||
+      algo < 0 || algo >= BWD_FILTER_ALGOS) {
+    return BAD_PARAM;
+  }
+  *size = (size_t)4096 * (size_t)(algo + 1);
+  return 0;
+}
+
+status_t cudnnConvolutionBackwardFilter(void *h, const void *alpha, const void *xd, const void *x,
+                                        const void *dyd, const void *dy, const void *cd, int algo,
+                                        void *ws, size_t ws_size, const void *beta,
+                                        const void *dwd, void *dw) {
+  if (h == NULL || alpha == NULL || beta == NULL || xd == NULL || dyd == NULL || cd == NULL ||
+      dwd == NULL || algo < 0 || algo >= BWD_FILTER_ALGOS) {
+    return BAD_PARAM;
+  }
+  log_call("cudnnConvolutionBackwardFilter alpha=%g beta=%g x=%p dy=%p algo=%d ws=%p wsSize=%zu dw=%p",
+           (double)*(const float *)alpha, (double)*(const float *)beta, x, dy, algo, ws, ws_size,
+           dw);
+  return 0;
+}
+#endif /* FAKE_CUDNN_NO_BACKWARD */
