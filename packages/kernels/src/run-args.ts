@@ -73,6 +73,8 @@ const OPERANDS: Record<Pass, { method: string; args: readonly (readonly [string,
 };
 
 const ADDRESS_END = 1n << 64n;
+/** Addresses below this end more than 2^53 bytes before 2^64. */
+const NEAR_END = ADDRESS_END - (1n << 53n);
 const DEVICE_ADDRESS = 'a bigint from 1 to 2^64 - 1 (a device address)';
 const BYTE_LENGTH = 'a non-negative safe integer';
 
@@ -88,15 +90,10 @@ export function checkRunArgs(pass: Pass, args: unknown, target: RunTarget): Chec
   }
   const given = args as Record<string, unknown>;
   const d = target.descriptor;
+  const layout = operandLayout(d);
   const ptr: Record<Operand, bigint> = { x: 0n, w: 0n, y: 0n };
   for (const [name, operand] of names) {
-    const [shape, strides, elements] =
-      operand === 'x'
-        ? [d.xShape, d.xStrides, d.xElements]
-        : operand === 'w'
-          ? [d.wShape, d.wStrides, d.wElements]
-          : [d.yShape, d.yStrides, d.yElements];
-    ptr[operand] = tensorPointer(name, given[name], shape, strides, elements, target);
+    ptr[operand] = tensorPointer(name, given[name], layout[operand], layout, target);
   }
   const stream = given.stream;
   const alpha = given.alpha;
@@ -183,13 +180,46 @@ function isTensorRef(value: object): boolean {
   return 'shape' in value && 'data' in value;
 }
 
+/** What the checks need of one operand of a descriptor, and of its element. */
+interface OperandShape {
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  /** Bytes the operand's dense tensor takes. */
+  readonly needed: number;
+}
+interface OperandLayout extends Record<Operand, OperandShape> {
+  readonly elementBytes: number;
+  readonly elementBytesBig: bigint;
+}
+
+/**
+ * Per descriptor (immutable), computed on its first run: a run reads each shape, stride and size
+ * from here instead of through the descriptor's getters and element table on every call.
+ */
+const LAYOUTS = new WeakMap<Conv3dDescriptor, OperandLayout>();
+
+function operandLayout(d: Conv3dDescriptor): OperandLayout {
+  let layout = LAYOUTS.get(d);
+  if (layout === undefined) {
+    const elementBytes = d.elementBytes;
+    layout = {
+      elementBytes,
+      elementBytesBig: BigInt(elementBytes),
+      x: { shape: d.xShape, strides: d.xStrides, needed: d.xElements * elementBytes },
+      w: { shape: d.wShape, strides: d.wStrides, needed: d.wElements * elementBytes },
+      y: { shape: d.yShape, strides: d.yStrides, needed: d.yElements * elementBytes },
+    };
+    LAYOUTS.set(d, layout);
+  }
+  return layout;
+}
+
 /** Check one tensor argument (a TensorRef or a DeviceSlice); returns its device pointer. */
 function tensorPointer(
   name: string,
   arg: unknown,
-  shape: readonly number[],
-  strides: readonly number[],
-  elements: number,
+  { shape, strides, needed }: OperandShape,
+  { elementBytes, elementBytesBig }: OperandLayout,
   target: RunTarget,
 ): bigint {
   if (typeof arg !== 'object' || arg === null) {
@@ -231,13 +261,12 @@ function tensorPointer(
     target.device,
     false,
   );
-  const needed = elements * d.elementBytes;
   if (byteLength < needed) throw new BufferTooSmallError(name, needed, byteLength);
-  if (devicePtr % BigInt(d.elementBytes) !== 0n) {
+  if (devicePtr % elementBytesBig !== 0n) {
     // A kernel would fault on it (misaligned address), poisoning the CUDA context.
     throw new InvalidArgumentError(
       `${name} device address`,
-      `a multiple of ${d.elementBytes} bytes (one ${d.element} element)`,
+      `a multiple of ${elementBytes} bytes (one ${d.element} element)`,
       `0x${devicePtr.toString(16)}`,
     );
   }
@@ -271,8 +300,10 @@ function deviceSlice(
       devicePtr,
     );
   }
-  const room = ADDRESS_END - devicePtr;
-  if (BigInt(byteLength) > room) {
+  // byteLength is a safe integer (< 2^53): only an address within 2^53 of the end can overflow,
+  // and the common case compares with a constant instead of allocating two bigints.
+  const room = devicePtr < NEAR_END ? ADDRESS_END : ADDRESS_END - devicePtr;
+  if (devicePtr >= NEAR_END && BigInt(byteLength) > room) {
     throw new InvalidArgumentError(
       `${name}.byteLength`,
       `at most ${room} bytes (a range from 0x${devicePtr.toString(16)} ends by 2^64)`,

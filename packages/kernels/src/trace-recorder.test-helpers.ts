@@ -60,9 +60,13 @@ export function note(line: string): void {
 
 /** Paths in temporary folders (the fakes', the cache's) and a kept-aside cache's time vary between runs. */
 function untemp(s: string): string {
-  return s
-    .replace(/\/tmp\/[^/\s]+\//g, '<tmp>/')
-    .replace(/\.corrupt-\d{4}-\d\d-\d\dT[\d-]+Z/g, '.corrupt-<time>');
+  return (
+    s
+      .replace(/\/tmp\/[^/\s]+\//g, '<tmp>/')
+      .replace(/\.corrupt-\d{4}-\d\d-\d\dT[\d-]+Z/g, '.corrupt-<time>')
+      // JSON.parse's message names the line and column on Node 24, not on Node 20.
+      .replace(/ \(line \d+ column \d+\)/g, '')
+  );
 }
 
 function name(o: object, prefix = '#'): string {
