@@ -1,42 +1,27 @@
 /**
  * The bench's CUDA backend without a GPU, against the fake libcuda of @baracuda/driver and the
- * fake libcudnn.so.9 of @baracuda/cudnn-sys (compiled with cc; skipped, saying so, where there is
- * none): how it makes its timing events.
+ * fake libcudnn.so.9 of @baracuda/cudnn-sys (built by scripts/testing/build-fake.mjs; skipped, saying so,
+ * where there is no C compiler): how it makes its timing events.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { Event } from '@baracuda/driver';
 import { describe, expect, it } from 'vitest';
+import {
+  buildFakeCudnnLibrary,
+  buildFakeLibcudaLibrary,
+} from '../../../../scripts/testing/build-fake.mjs';
 
-/** Compile `source` (relative to `pkg`'s folder) into `name` and point `variable` at it. */
-function fakeLibrary(pkg: string, source: string, name: string, variable: string): boolean {
+/** Point the driver and cudnn-sys at the fakes (built in one place); false without a C compiler. */
+function useFakes(): boolean {
   try {
-    const root = dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`));
-    const library = join(mkdtempSync(join(tmpdir(), 'baracuda-bench-fake-')), name);
-    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', library, join(root, source)]);
-    process.env[variable] = library;
+    process.env.BARACUDA_CUDA_DRIVER_LIBRARY = buildFakeLibcudaLibrary();
+    process.env.BARACUDA_CUDNN_LIBRARY = buildFakeCudnnLibrary();
     return true;
   } catch {
     return false;
   }
 }
 
-const fakes =
-  fakeLibrary(
-    '@baracuda/driver',
-    'test/fake-libcuda.c',
-    'libcuda.so.1',
-    'BARACUDA_CUDA_DRIVER_LIBRARY',
-  ) &&
-  fakeLibrary(
-    '@baracuda/cudnn-sys',
-    'native/testing/fake_cudnn.c',
-    'libcudnn.so.9',
-    'BARACUDA_CUDNN_LIBRARY',
-  );
+const fakes = useFakes();
 
 describe.skipIf(!fakes)(
   'the bench on fake libraries (skipped where no C compiler is found)',
