@@ -12,6 +12,7 @@ import { callNative, callNativeAsync } from './driver.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import type { AllocationHandle, StreamHandle } from './native.js';
 import { guardReceivers } from './receivers.js';
+import { requireDeviceSlice } from './slice-arg.js';
 import { requireStream, type Stream } from './stream.js';
 import {
   requireArrayBufferView,
@@ -20,8 +21,6 @@ import {
   requireOptions,
   requirePositiveInteger,
 } from './validate.js';
-
-const MAX_DEVICE_POINTER = 2n ** 64n - 1n;
 
 /** Options for {@link DeviceBuffer.alloc}. */
 export interface DeviceBufferOptions {
@@ -109,12 +108,10 @@ export class DeviceBuffer implements DeviceSlice {
     const opts = requireOptions('options', options);
     const stream =
       opts.stream === undefined ? undefined : requireStream('options.stream', opts.stream);
-    let device: Device;
-    if (opts.device === undefined && stream !== undefined) {
-      device = stream.device;
-    } else {
-      device = resolveDevice('options.device', opts.device);
-    }
+    const device: Device =
+      opts.device === undefined && stream !== undefined
+        ? stream.device
+        : resolveDevice('options.device', opts.device);
     if (stream !== undefined && stream.device.ordinal !== device.ordinal) {
       throw new InvalidArgumentError(
         'options.stream',
@@ -329,51 +326,22 @@ export class DeviceBuffer implements DeviceSlice {
       }
       return { pointer: src.devicePtr, byteLength: src.byteLength };
     }
-    const expected = 'a DeviceSlice ({devicePtr: bigint, byteLength: number})';
-    if (typeof src !== 'object' || src === null)
-      throw new InvalidArgumentError('src', expected, src);
-    // Each property is read once: a getter cannot pass the checks with one value and the copy
-    // with another.
-    const { devicePtr, byteLength } = src as Partial<DeviceSlice>;
-    if (typeof devicePtr !== 'bigint' || typeof byteLength !== 'number') {
-      throw new InvalidArgumentError('src', expected, src);
-    }
-    if (devicePtr <= 0n || devicePtr > MAX_DEVICE_POINTER) {
-      throw new InvalidArgumentError(
-        'src.devicePtr',
-        'a device pointer from 1n to 2n ** 64n - 1n',
-        devicePtr,
-      );
-    }
-    if (!Number.isSafeInteger(byteLength) || byteLength < 0) {
-      throw new InvalidArgumentError('src.byteLength', 'a non-negative integer', byteLength);
-    }
-    if (devicePtr + BigInt(byteLength) - 1n > MAX_DEVICE_POINTER) {
-      throw new InvalidArgumentError(
-        'src.byteLength',
-        `at most ${MAX_DEVICE_POINTER - devicePtr + 1n} (the range must end below 2n ** 64n)`,
-        byteLength,
-      );
-    }
-    return { pointer: devicePtr, byteLength };
+    return requireDeviceSlice('src', src);
   }
 
   /** Copies all of `src` (same device) to the start of this buffer; returns when done. */
   copyFromSync(src: DeviceSlice): void {
-    const source = this.#copySource(src);
-    if (source.byteLength > this.byteLength) {
-      throw new BufferTooSmallError('DeviceBuffer', source.byteLength, this.byteLength);
-    }
-    const handle = this.#handle();
-    callNative((binding) =>
-      binding.memcpyDtoD(handle, this.allocationOffset, source.pointer, source.byteLength, null),
-    );
+    this.#copyFrom(src, undefined, false);
   }
 
   /** Queues a copy of all of `src` (same device) to the start of this buffer on `stream`. */
   copyFrom(src: DeviceSlice, stream: Stream): void {
+    this.#copyFrom(src, stream, true);
+  }
+
+  #copyFrom(src: unknown, stream: unknown, streamRequired: boolean): void {
     const source = this.#copySource(src);
-    const streamHandle = this.#sameDeviceStream(stream);
+    const streamHandle = streamRequired ? this.#sameDeviceStream(stream) : null;
     if (source.byteLength > this.byteLength) {
       throw new BufferTooSmallError('DeviceBuffer', source.byteLength, this.byteLength);
     }

@@ -38,7 +38,7 @@ export function driverNotFoundError(status: NativeDriverStatus): LibraryNotFound
     );
   }
   solutions.push(
-    'Install the NVIDIA driver, e.g. `sudo apt install nvidia-driver-580` on Ubuntu, then reboot; `nvidia-smi` should list your GPU',
+    'Install an NVIDIA driver r525 or newer (CUDA 12.0+), e.g. `sudo apt install nvidia-driver-580` on Ubuntu, then reboot; `nvidia-smi` should list your GPU',
     'If libcuda.so.1 is installed somewhere unusual, set BARACUDA_CUDA_DRIVER_LIBRARY=/path/to/libcuda.so.1',
     'In a container, run with `--gpus all` (NVIDIA Container Toolkit) so the driver is mounted',
   );

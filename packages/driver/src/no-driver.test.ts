@@ -35,7 +35,7 @@ describe.skipIf(result.available)('without a CUDA driver (CI)', () => {
     expect(result.reason).toContain('Could not load libcuda.so.1 (NVIDIA driver).\nSearched:\n');
     expect(result.reason).toContain(
       'Possible solutions:\n' +
-        '  - Install the NVIDIA driver, e.g. `sudo apt install nvidia-driver-580` on Ubuntu, then reboot; `nvidia-smi` should list your GPU\n' +
+        '  - Install an NVIDIA driver r525 or newer (CUDA 12.0+), e.g. `sudo apt install nvidia-driver-580` on Ubuntu, then reboot; `nvidia-smi` should list your GPU\n' +
         '  - If libcuda.so.1 is installed somewhere unusual, set BARACUDA_CUDA_DRIVER_LIBRARY=/path/to/libcuda.so.1\n' +
         '  - In a container, run with `--gpus all` (NVIDIA Container Toolkit) so the driver is mounted',
     );

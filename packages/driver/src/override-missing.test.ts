@@ -24,7 +24,7 @@ describe('BARACUDA_CUDA_DRIVER_LIBRARY pointing at a missing file', () => {
         `  - ${MISSING}: ${MISSING}: cannot open shared object file: No such file or directory\n` +
         'Possible solutions:\n' +
         `  - BARACUDA_CUDA_DRIVER_LIBRARY is set to ${MISSING}: point it at a real libcuda.so.1, or unset it to search the default locations\n` +
-        '  - Install the NVIDIA driver, e.g. `sudo apt install nvidia-driver-580` on Ubuntu, then reboot; `nvidia-smi` should list your GPU\n' +
+        '  - Install an NVIDIA driver r525 or newer (CUDA 12.0+), e.g. `sudo apt install nvidia-driver-580` on Ubuntu, then reboot; `nvidia-smi` should list your GPU\n' +
         '  - If libcuda.so.1 is installed somewhere unusual, set BARACUDA_CUDA_DRIVER_LIBRARY=/path/to/libcuda.so.1\n' +
         '  - In a container, run with `--gpus all` (NVIDIA Container Toolkit) so the driver is mounted',
     );
