@@ -8,12 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { ElementKind } from '@baracuda/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Conv3dDescriptor } from './descriptor.js';
-import {
-  fakeAutotuneCache,
-  smallProblem,
-  useFakeCuda,
-  useFakeCudnn,
-} from './fake-cudnn.test-helpers.js';
+import { smallProblem, useFakeCuda, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { resolveOptions } from './plan/options.js';
 import type { Conv3dPlanOptions } from './plan.js';
 import { budgetClock } from './select/autotune/budget.js';

@@ -59,6 +59,7 @@ export function selectionOf(
   pass: PassSelection['pass'],
   how: 'autotune' | 'quick-tune' | 'cache',
   budget: TuneBudget,
+  startedAt: number,
   chosenMs?: number,
 ): PassSelection {
   return Object.freeze({
@@ -67,7 +68,7 @@ export function selectionOf(
     timed: how === 'cache' ? 0 : budget.timed,
     budgetMs: budget.limitMs,
     budgetCut: budget.cut,
-    wallMs: budget.elapsedMs(),
+    wallMs: budgetClock.now() - startedAt,
     ...(chosenMs === undefined || !Number.isFinite(chosenMs) ? {} : { chosenMs }),
   });
 }

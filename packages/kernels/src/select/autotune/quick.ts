@@ -23,7 +23,7 @@ import { QUICK_TUNE_BUDGET_MS, tuneGiveUpMs } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { candidates, finalizeAllowed, graphExec } from '../graph-choice.js';
 import { type TuneBench, tuneBench } from './bench.js';
-import { selectionOf, TuneBudget } from './budget.js';
+import { budgetClock, selectionOf, TuneBudget } from './budget.js';
 import { decodeEntry, entryOf, passKey, type TunedChoice } from './cache-codec.js';
 import { timeRuns } from './timing.js';
 
@@ -53,14 +53,15 @@ export function* quickTunePass(
 ): Generator<TimingEvent, void, void> {
   if (core.installed(pass) !== undefined || core.tuned(pass) !== undefined) return;
   if (!isDriverStream(core.ctx.stream)) return;
-  const budget = new TuneBudget(QUICK_TUNE_BUDGET_MS);
+  const started = budgetClock.now();
+  let budget = new TuneBudget(QUICK_TUNE_BUDGET_MS);
   const key = passKey(core, pass, 'quick-tune');
   const entry = readAutotuneCache(opts.autotuneCachePath).entries[key];
   const cached = entry === undefined ? undefined : decodeEntry(entry);
   if (cached?.kind === 'engine' || cached?.kind === 'depthwise') {
     // The pass builds it directly on first use (or, if it no longer builds, the heuristics' first).
     core.install(pass, cached, {});
-    core.selection.set(pass, selectionOf(pass, 'cache', budget));
+    core.selection.set(pass, selectionOf(pass, 'cache', budget, started));
     return;
   }
   const { ctx } = core;
@@ -116,6 +117,7 @@ export function* quickTunePass(
       return;
     }
     bench = tuneBench(ctx, true);
+    budget = new TuneBudget(QUICK_TUNE_BUDGET_MS);
     const times = yield* timeAll(core, list, bench, budget);
     const winner = pick(times);
     const chosen = list[winner]!;
@@ -149,7 +151,7 @@ export function* quickTunePass(
       `${ctx.problem} ${pass}: quick tune chose ${core.executor(pass).info().name} (${times[winner]!.toFixed(3)} ms) of ${times.filter(Number.isFinite).length} timed${budget.cut ? `; the budget of ${budget.limitMs} ms cut it` : ''}`,
     );
     yield* saveAutotuneEntry(opts.autotuneCachePath, key, entryOf(choice, budget));
-    core.selection.set(pass, selectionOf(pass, 'quick-tune', budget, times[winner]));
+    core.selection.set(pass, selectionOf(pass, 'quick-tune', budget, started, times[winner]));
   } catch (error) {
     if (!installed) dropAll();
     process.emitWarning(

@@ -18,7 +18,7 @@ import type { TimingEvent } from '../../sys.js';
 import { detourWins } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { type TuneBench, tuneBench } from './bench.js';
-import { selectionOf, TuneBudget } from './budget.js';
+import { budgetClock, selectionOf, TuneBudget } from './budget.js';
 import { decodeEntry, entryOf, passKey, type TunedChoice } from './cache-codec.js';
 import { makeBwDataAsForward, type TimedCandidate, tuneCandidates } from './candidates.js';
 import { searchGraph } from './graph-search.js';
@@ -106,8 +106,10 @@ export function* tunePass(
   const d = ctx.desc;
   // Made already: options.bwDataAsForward is 'always'.
   if (core.installed(pass) !== undefined) return;
-  // A detour's inner plan tuned within its outer pass's budget shares it.
-  const budget = shared ?? new TuneBudget(opts.autotuneBudgetMs);
+  const passStarted = budgetClock.now();
+  // A detour's inner plan tuned within its outer pass's budget shares it. Otherwise the budget
+  // starts once the bench is made (its random operands are a fixed cost, not a candidate's).
+  let budget = shared ?? new TuneBudget(opts.autotuneBudgetMs);
   const key = passKey(core, pass);
   const entry = readAutotuneCache(opts.autotuneCachePath).entries[key];
   let cached = entry === undefined ? undefined : decodeEntry(entry);
@@ -132,7 +134,9 @@ export function* tunePass(
   }
   if (cached !== undefined) {
     yield* fromCache(core, pass, cached, opts);
-    if (shared === undefined) core.selection.set(pass, selectionOf(pass, 'cache', budget));
+    if (shared === undefined) {
+      core.selection.set(pass, selectionOf(pass, 'cache', budget, passStarted));
+    }
     return;
   }
   let bench: TuneBench;
@@ -142,6 +146,7 @@ export function* tunePass(
     tuneFailed(core, pass, error);
     return;
   }
+  if (shared === undefined) budget = new TuneBudget(opts.autotuneBudgetMs);
   const sets = bench.sets.length;
   progress(
     `${d.describe()} ${pass}: timing on ${sets} operand set${sets > 1 ? 's' : ''} of ${mib(bench.setBytes)}${sets > 1 ? ', rotated run by run past L2' : ''}`,
@@ -166,7 +171,10 @@ export function* tunePass(
     );
   }
   if (shared === undefined) {
-    core.selection.set(pass, selectionOf(pass, 'autotune', budget, result.choice?.timeMs));
+    core.selection.set(
+      pass,
+      selectionOf(pass, 'autotune', budget, passStarted, result.choice?.timeMs),
+    );
   }
 }
 
