@@ -4,9 +4,12 @@
  * no test depends on the wall clock; our depthwise kernel times faster than cuDNN's engines with
  * FAKE_CUDA_LAUNCH_MS negative (the fake's cuDNN engines all time 0 ms).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ElementKind } from '@baracuda/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AUTOTUNE_CACHE_VERSION, autotuneKey, readAutotuneCache } from './autotune-cache.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { smallProblem, useFakeCuda, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import { resolveOptions } from './plan/options.js';
@@ -14,6 +17,7 @@ import type { Conv3dPlanOptions } from './plan.js';
 import { budgetClock } from './select/autotune/budget.js';
 import { pick } from './select/autotune/quick.js';
 import { fakeTuning } from './tuning.test-helpers.js';
+import { captureWarnings } from './warnings.test-helpers.js';
 
 const fakeCudnn = useFakeCudnn();
 const fakeCuda = useFakeCuda();
@@ -107,6 +111,56 @@ describe('options.autotuneBudgetMs and options.heuristic', () => {
     expect(() => resolve({})).toThrow(
       "Expected 'quick-tune' or 'first' for $BARACUDA_HEURISTIC but received \"none\" of type string",
     );
+  });
+});
+
+describe('the cache file with budgets and quick-tune keys', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const parts = {
+    problem: 'p',
+    pass: 'fw',
+    scalingKind: 'f32',
+    deterministic: false,
+    allowTf32: false,
+    deviceName: 'd',
+    computeCapability: { major: 9, minor: 0 },
+    cudnnVersion: 91900,
+  };
+
+  it('keys the quick tune apart, and refuses another select', () => {
+    expect(autotuneKey(parts)).toBe(
+      'p | pass=fw | scaling=f32 | deterministic=false | tf32=false | device=d sm90 | cudnn=91900',
+    );
+    expect(autotuneKey({ ...parts, select: 'quick-tune' })).toBe(
+      'p | pass=fw | scaling=f32 | deterministic=false | tf32=false | device=d sm90 | cudnn=91900 | select=quick-tune',
+    );
+    expect(() => autotuneKey({ ...parts, select: 'fast' as never })).toThrow(
+      'Expected \'quick-tune\' or undefined for parts.select but received "fast" of type string',
+    );
+  });
+
+  it('reads old entries and budget-cut ones, and drops a malformed budget', () => {
+    const warnings = captureWarnings();
+    const path = join(mkdtempSync(join(tmpdir(), 'baracuda-budget-file-')), 'a.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        version: AUTOTUNE_CACHE_VERSION,
+        entries: {
+          old: { engineIndex: 28, knobs: [], timeMs: 1.5 },
+          cut: { engineIndex: 0, knobs: [[2, 1]], timeMs: 2, budgetMs: 2000 },
+          bad: { engineIndex: 0, knobs: [], budgetMs: 'soon' },
+          zero: { engineIndex: 0, knobs: [], budgetMs: 0 },
+        },
+      }),
+    );
+    expect(readAutotuneCache(path).entries).toEqual({
+      old: { engineIndex: 28, knobs: [], timeMs: 1.5 },
+      cut: { engineIndex: 0, knobs: [[2, 1]], timeMs: 2, budgetMs: 2000 },
+    });
+    expect(warnings.map((w) => w.message)).toEqual([
+      `Ignoring 2 malformed entries of the autotune cache ${path}`,
+    ]);
   });
 });
 
@@ -220,6 +274,26 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect(lines.some((l) => /^bwFilter: baracuda depthwise .* ms, chosen$/.test(l))).toBe(true);
       expect(plan.algorithm('bwFilter').path).toBe('native');
       plan.dispose();
+    });
+
+    it('times our own routes after the finalists and before the knob search', async () => {
+      process.env.FAKE_CUDNN_ENGINES = '0:2=1;28';
+      process.env.FAKE_CUDNN_KNOB_INFO = '0:2=0..5/1';
+      try {
+        const { plan, lines } = await tune(depthwise(), newCache(), ['fw'], {
+          autotuneBudgetMs: 0,
+          layoutDetour: 'never',
+        });
+        plan.dispose();
+        const ours = lines.findIndex((l) => l.startsWith('fw: baracuda depthwise'));
+        const knobs = lines.findIndex((l) => l.startsWith('fw: knob search'));
+        const last = lines.findIndex((l) => l.startsWith('fw: candidate 2/2'));
+        expect(last).toBeGreaterThanOrEqual(0);
+        expect(ours).toBeGreaterThan(last);
+        expect(knobs).toBeGreaterThan(ours);
+      } finally {
+        delete process.env.FAKE_CUDNN_KNOB_INFO;
+      }
     });
 
     it('quick-tunes the default mode: persisted under its own key, reused, never autotune', async () => {
