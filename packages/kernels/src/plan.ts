@@ -83,7 +83,9 @@ export class Conv3dPlan {
 
   /**
    * Validate the problem, load cuDNN and make a plan. With `algorithm: 'autotune'`, tunes the
-   * passes in `options.passes` here (waiting on the GPU without blocking the event loop).
+   * passes in `options.passes` here, within `options.autotuneBudgetMs` per pass; in the default
+   * mode, the first select of a problem quick-tunes them (`options.heuristic`); both wait on the
+   * GPU without blocking the event loop. `selectReport()` says what was timed.
    */
   static async select(
     stream: StreamLike,
@@ -118,7 +120,8 @@ export class Conv3dPlan {
 
   /**
    * Like `select`, synchronously. With `algorithm: 'autotune'` it blocks the thread while it
-   * tunes (seconds for large problems).
+   * tunes (up to the budget per pass), and the default mode's quick tune while it times (up to
+   * about 200 ms per pass, the first time it meets a problem).
    */
   static selectSync(
     stream: StreamLike,
