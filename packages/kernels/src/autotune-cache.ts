@@ -43,6 +43,12 @@ export interface AutotuneEntry {
   knobs: [number, number][];
   /** Median time of the winner, in ms (informative). */
   timeMs?: number;
+  /**
+   * Present when a time budget (this many ms) ran out before every candidate was timed: the
+   * best so far. A select under a larger budget, or none, tunes the pass again. Entries written
+   * before budgets existed have none: complete searches.
+   */
+  budgetMs?: number;
 }
 
 /** The file's content. */
@@ -79,9 +85,17 @@ export interface AutotuneKeyParts {
   deviceName: string;
   computeCapability: { major: number; minor: number };
   cudnnVersion: number;
+  /**
+   * `'quick-tune'`: the default mode's quick choice, under a key of its own (`| select=quick-tune`
+   * at the end), so that it and autotune's choice never replace each other. Absent: autotune's.
+   */
+  select?: 'quick-tune';
 }
 
-/** The cache key: problem + pass + scaling kind + determinism/TF32 flags + device + cuDNN version. */
+/**
+ * The cache key: problem + pass + scaling kind + determinism/TF32 flags + device + cuDNN version
+ * (+ `select=quick-tune` for the default mode's quick choices).
+ */
 export function autotuneKey(parts: AutotuneKeyParts): string {
   const p = expectObject(
     'parts',
@@ -102,6 +116,10 @@ export function autotuneKey(parts: AutotuneKeyParts): string {
   const major = expectInteger('parts.computeCapability.major', cc.major, { min: 0 });
   const minor = expectInteger('parts.computeCapability.minor', cc.minor, { min: 0 });
   const cudnnVersion = expectInteger('parts.cudnnVersion', p.cudnnVersion, { min: 0 });
+  if (p.select !== undefined && p.select !== 'quick-tune') {
+    throw new InvalidArgumentError('parts.select', "'quick-tune' or undefined", p.select);
+  }
+  const select = p.select === undefined ? [] : [`select=${p.select}`];
   return [
     problem,
     `pass=${pass}`,
@@ -110,6 +128,7 @@ export function autotuneKey(parts: AutotuneKeyParts): string {
     `tf32=${allowTf32}`,
     `device=${deviceName} sm${major}${minor}`,
     `cudnn=${cudnnVersion}`,
+    ...select,
   ].join(' | ');
 }
 
@@ -129,7 +148,8 @@ function isEntry(value: unknown): value is AutotuneEntry {
         k.length === 2 &&
         Number.isSafeInteger(k[0]) &&
         Number.isSafeInteger(k[1]),
-    )
+    ) &&
+    (v.budgetMs === undefined || (typeof v.budgetMs === 'number' && v.budgetMs > 0))
   );
 }
 

@@ -33,7 +33,9 @@ export {
   type Conv3dPass,
   Conv3dPlan,
   type Conv3dPlanOptions,
+  type Conv3dSelectReport,
   type Conv3dTensorArg,
+  type PassSelection,
 } from './plan.js';
 export {
   engineAllowed,

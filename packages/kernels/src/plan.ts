@@ -11,7 +11,7 @@ import {
 } from '@baracuda/types';
 import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
 import { type Conv3dPass, PASSES } from './core/pass.js';
-import type { AlgorithmInfo } from './core/types.js';
+import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
 import { type Conv3dDescriptor, isConv3dDescriptor } from './descriptor.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
@@ -30,7 +30,7 @@ import { createCore } from './select/create.js';
 import type { StreamLike } from './sys.js';
 
 export type { Conv3dPass } from './core/pass.js';
-export type { AlgorithmInfo } from './core/types.js';
+export type { AlgorithmInfo, Conv3dSelectReport, PassSelection } from './core/types.js';
 export type {
   Conv3dBwDataArgs,
   Conv3dDwArgs,
@@ -56,6 +56,8 @@ export class Conv3dPlan {
   readonly #core: PlanCore;
   /** What the run calls' argument checks need (run-args.ts). */
   readonly #runTarget: RunTarget;
+  /** Wall milliseconds select took (set when it returns). */
+  #selectMs = 0;
 
   static {
     guardReceivers(
@@ -81,7 +83,9 @@ export class Conv3dPlan {
 
   /**
    * Validate the problem, load cuDNN and make a plan. With `algorithm: 'autotune'`, tunes the
-   * passes in `options.passes` here (waiting on the GPU without blocking the event loop).
+   * passes in `options.passes` here, within `options.autotuneBudgetMs` per pass; in the default
+   * mode, the first select of a problem quick-tunes them (`options.heuristic`); both wait on the
+   * GPU without blocking the event loop. `selectReport()` says what was timed.
    */
   static async select(
     stream: StreamLike,
@@ -90,6 +94,7 @@ export class Conv3dPlan {
     options?: Conv3dPlanOptions,
   ): Promise<Conv3dPlan> {
     const stack = new Error().stack;
+    const started = performance.now();
     try {
       const plan = Conv3dPlan.#create(stream, desc, preference, options);
       try {
@@ -103,6 +108,7 @@ export class Conv3dPlan {
         plan.dispose();
         throw error;
       }
+      plan.#selectMs = performance.now() - started;
       return plan;
     } catch (error) {
       if (error instanceof Error && stack) {
@@ -114,7 +120,8 @@ export class Conv3dPlan {
 
   /**
    * Like `select`, synchronously. With `algorithm: 'autotune'` it blocks the thread while it
-   * tunes (seconds for large problems).
+   * tunes (up to the budget per pass), and the default mode's quick tune while it times (up to
+   * about 200 ms per pass, the first time it meets a problem).
    */
   static selectSync(
     stream: StreamLike,
@@ -122,6 +129,7 @@ export class Conv3dPlan {
     preference?: Partial<PlanPreference>,
     options?: Conv3dPlanOptions,
   ): Conv3dPlan {
+    const started = performance.now();
     const plan = Conv3dPlan.#create(stream, desc, preference, options);
     try {
       const gen = prepare(plan.#core, resolveOptions(options));
@@ -134,6 +142,7 @@ export class Conv3dPlan {
       plan.dispose();
       throw error;
     }
+    plan.#selectMs = performance.now() - started;
     return plan;
   }
 
@@ -151,6 +160,21 @@ export class Conv3dPlan {
     const opts = resolveOptions(options);
     checkStream(stream, 'stream');
     return new Conv3dPlan(FACTORY_TOKEN, createCore(stream, desc, asked, opts));
+  }
+
+  /**
+   * What select did, its time to plan: the wall milliseconds it took, and for each pass it timed
+   * (autotune, or the default mode's quick tune) or took from the autotune cache, how many configs
+   * and routes were timed, under what budget, whether the budget cut the search, and its wall
+   * time. A pass the heuristics chose without timing (`heuristic: 'first'`, or nothing to choose
+   * between) has no entry.
+   */
+  selectReport(): Conv3dSelectReport {
+    this.#core.checkNotDisposed();
+    return Object.freeze({
+      wallMs: this.#selectMs,
+      passes: Object.freeze(PASSES.flatMap((p) => this.#core.selection.get(p) ?? [])),
+    });
   }
 
   /** Output extents [D, H, W]. */

@@ -38,6 +38,10 @@ export interface OwnedBuffer extends DeviceSlice {
   uploadSync(src: ArrayBufferView, byteOffset?: number): void;
   /** Queue a copy of all of `src` (same device) to the start of this buffer. */
   copyFrom(src: DeviceSlice, stream: StreamLike): void;
+  /** Set every 16-bit word to `value`; returns when done. */
+  fillSync16(value: number): void;
+  /** Set every 32-bit word to `value`; returns when done. */
+  fillSync32(value: number): void;
 }
 export interface TimingEvent {
   record(stream: StreamLike): void;
@@ -156,6 +160,16 @@ export function cudnnDataType(element: ElementKind): number {
 export function loadCudnn(): number {
   cudnn.load();
   return Number(cudnn.cudnnGetVersion());
+}
+
+/**
+ * Whether `stream` is a driver Stream (not merely stream-like): what the default mode's quick
+ * tune allocates its scratch and times on. Heuristic plans on another stream-like object take the
+ * heuristics' first choice.
+ */
+export function isDriverStream(stream: StreamLike): boolean {
+  const Stream = (driverModule as { Stream?: unknown }).Stream;
+  return typeof Stream === 'function' && stream instanceof Stream;
 }
 
 /** The device of a stream: its own `device`, else device 0. */

@@ -14,6 +14,23 @@ export interface KnobRange {
   readonly stride: number;
 }
 
+/**
+ * Autotune's time budget per pass when neither `options.autotuneBudgetMs` nor
+ * `$BARACUDA_AUTOTUNE_BUDGET_MS` sets one: 2 s of wall clock. On the H200 a cold, unbounded tune
+ * of one suite group (3 passes) took 20–40 s, VideoMAE's patch embedding 144 s, nearly all of it
+ * spent on configs many times slower than the best (RESULTS.md, runs 58–59); PyTorch's
+ * `benchmark = True` bounds its search the same way (10 algorithms by default). 2 s covers the
+ * heuristics' first ranks and finalists of a pass of up to ~50 ms, and keeps a suite's cold tune
+ * (about 50 tuned groups) within a few minutes.
+ */
+export const DEFAULT_AUTOTUNE_BUDGET_MS = 2000;
+/**
+ * The default mode's quick tune, per pass: its first few choices are timed within this many ms
+ * of wall clock (the first is always timed): a first select's cost stays bounded, and a first
+ * choice many times slower than the next is avoided.
+ */
+export const QUICK_TUNE_BUDGET_MS = 200;
+
 /** Knobs that pick a split-K or split reduction: left alone when determinism is asked for. */
 export const REDUCTION_KNOBS: ReadonlySet<number> = new Set(
   ['SPLIT_K', 'SPLIT_K_BUF', 'REDUCTION_MODE', 'CTA_SPLIT_K_MODE', 'SPLIT_K_SLC', 'SPLIT_RS'].map(

@@ -10,6 +10,7 @@ import type {
   BenchMode,
   BenchPass,
   CudnnIdentity,
+  PassSelectionInfo,
 } from './types.js';
 
 /** @internal */
@@ -36,6 +37,8 @@ export interface GroupSession {
 export interface PlanSession {
   /** The algorithm or engine the plan chose for a pass, for the report. */
   algorithm(pass: BenchPass): string | undefined;
+  /** What select did for a pass (timed, budget, cut), when the plan says. */
+  selection?(pass: BenchPass): PassSelectionInfo | undefined;
   /**
    * Enqueue `warmup` untimed calls, then `reps` calls each between a pair of CUDA events, rotating
    * the input/output sets; resolve with each timed call's milliseconds.

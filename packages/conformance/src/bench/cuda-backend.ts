@@ -9,6 +9,7 @@ import type { BackendFactoryResult, BenchBackend, GroupSession, PlanSession } fr
 import { elementBytes, median, tensorElements } from './math.js';
 import { randomBytes } from './random.js';
 import { planPasses } from './rows.js';
+import { passSelection } from './selection.js';
 import type {
   BenchCase,
   BenchDtype,
@@ -18,6 +19,7 @@ import type {
   BenchOutputs,
   BenchPass,
   CudnnIdentity,
+  PassSelectionInfo,
 } from './types.js';
 
 /** Bytes of random data generated on the host once per element size and tiled into buffers. */
@@ -284,6 +286,10 @@ class CudaPlanSession implements PlanSession {
     /** Passes whose workspace query failed: the error is rethrown when the pass is timed. */
     readonly unsupported: Map<BenchPass, unknown>,
   ) {}
+
+  selection(pass: BenchPass): PassSelectionInfo | undefined {
+    return passSelection(this.plan.selectReport(), planPasses([pass]));
+  }
 
   algorithm(pass: BenchPass): string | undefined {
     if (pass !== 'bwStep') return describeAlgorithm(this.plan.algorithm(pass));

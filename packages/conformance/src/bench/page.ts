@@ -193,15 +193,15 @@ function seconds(ms: number | undefined): string {
 function timeToPlan(out: string[], r: BenchReport | undefined): void {
   out.push('', '## Time to a plan, per group (s)', '');
   out.push(
-    `Ours: wall time of \`Conv3dPlan.select\` for the group's passes (autotune cache ${r?.autotuneCache?.state ?? 'cold'}). PyTorch: wall time of the first call of each pass (fw, bwData, bwFilter) on the group's shape, summed, the call itself included; with \`benchmark = True\` it holds cuDNN's search of every engine config.`,
+    `Ours: wall time of \`Conv3dPlan.select\` for the group's passes (autotune cache ${r?.autotuneCache?.state ?? 'cold'}). PyTorch: wall time of the first call of each pass (fw, bwData, bwFilter) on the group's shape, summed, the call itself included; with \`benchmark = True\` it holds cuDNN's search of every engine config. Ours heuristic is the default mode; where its plans report a quick tune (the heuristics' first few choices timed, 200 ms per pass at most, on a cold cache), *quick tune* counts the configs it timed over the group's passes. *Autotune cut* lists the passes whose search autotune's time budget cut (the best so far won); — where the run's plans report none.`,
     '',
   );
   out.push(
-    '| group | ours heuristic | ours autotune | PyTorch default | PyTorch tuned |',
-    '|---|---:|---:|---:|---:|',
+    '| group | ours heuristic | ours autotune | PyTorch default | PyTorch tuned | quick tune | autotune cut |',
+    '|---|---:|---:|---:|---:|---:|---|',
   );
   if (!r) {
-    out.push('| (no run yet) | — | — | — | — |');
+    out.push('| (no run yet) | — | — | — | — | — | — |');
     return;
   }
   const totals = { heuristic: 0, autotune: 0, default: 0, tuned: 0 };
@@ -219,10 +219,22 @@ function timeToPlan(out: string[], r: BenchReport | undefined): void {
     totals.autotune += cells[1] ?? 0;
     totals.default += cells[2] ?? 0;
     totals.tuned += cells[3] ?? 0;
-    out.push(`| ${group.replace(/:/g, ' ')} | ${cells.map(seconds).join(' | ')} |`);
+    const single = rows.filter((row) => row.pass !== 'bwStep');
+    const selection = (row: BenchRowResult, mode: string) =>
+      row.modes.find((m) => m.mode === mode)?.selection;
+    const quick = single
+      .map((row) => selection(row, 'heuristic'))
+      .filter((s) => s?.how === 'quick-tune');
+    const quickCell = quick.length > 0 ? String(quick.reduce((n, s) => n + s!.timed, 0)) : '—';
+    const cut = single
+      .filter((row) => selection(row, 'autotune')?.budgetCut)
+      .map((row) => row.pass);
+    out.push(
+      `| ${group.replace(/:/g, ' ')} | ${cells.map(seconds).join(' | ')} | ${quickCell} | ${cut.length > 0 ? cut.join(', ') : '—'} |`,
+    );
   }
   out.push(
-    `| **all groups** | ${[totals.heuristic, totals.autotune, totals.default, totals.tuned].map(seconds).join(' | ')} |`,
+    `| **all groups** | ${[totals.heuristic, totals.autotune, totals.default, totals.tuned].map(seconds).join(' | ')} | | |`,
   );
 }
 

@@ -36,6 +36,7 @@ import {
   type BenchRowResult,
   type ModeResult,
   type OverheadResult,
+  type PassSelectionInfo,
   type Provenance,
   type ShardInfo,
   TORCH_COLUMNS,
@@ -140,7 +141,14 @@ async function prepareTiming(
   selectMs: number,
 ): Promise<Timing> {
   const algorithm = safeAlgorithm(plan, pass);
-  const base: ModeResult = { mode, status: 'ok', ...(algorithm ? { algorithm } : {}), selectMs };
+  const selection = safeSelection(plan, pass);
+  const base: ModeResult = {
+    mode,
+    status: 'ok',
+    ...(algorithm ? { algorithm } : {}),
+    selectMs,
+    ...(selection ? { selection } : {}),
+  };
   const timing: Timing = {
     plan,
     pass,
@@ -192,6 +200,14 @@ function timingResult(timing: Timing, rounds: number): ModeResult {
     result.spread = relativeSpread(timing.roundsMs);
   }
   return result;
+}
+
+function safeSelection(plan: PlanSession, pass: BenchPass): PassSelectionInfo | undefined {
+  try {
+    return plan.selection?.(pass);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeAlgorithm(plan: PlanSession, pass: BenchPass): string | undefined {

@@ -119,8 +119,28 @@ export interface ModeResult {
   roundsMs?: number[];
   /** With `--rounds` above 1: (max - min) / median of roundsMs. */
   spread?: number;
+  /**
+   * What select did for this row's pass (or passes: bwStep sums them), from the plan's
+   * `selectReport()`: absent where it timed nothing and read no cache entry (`heuristic:
+   * 'first'`, pinned, or nothing to choose between).
+   */
+  selection?: PassSelectionInfo;
   /** Why it was capped, skipped, unsupported or failed. */
   note?: string;
+}
+
+/** A row's share of select: how it chose, what it timed, under which budget, and whether it was cut. */
+export interface PassSelectionInfo {
+  /** 'autotune', 'quick-tune' (the default mode's quick tune), 'cache', or several joined by '+'. */
+  how: string;
+  /** Configs and routes timed. */
+  timed: number;
+  /** The budget per pass, ms; null: none. */
+  budgetMs: number | null;
+  /** Whether the budget cut the search of any of the row's passes. */
+  budgetCut: boolean;
+  /** Wall ms of the row's passes' selection. */
+  wallMs: number;
 }
 
 export interface BenchRowResult extends BenchRowKey {

@@ -303,6 +303,7 @@ const SPECS: TargetSpec[] = [
     'queryBwFilterWorkspaceSize',
     'precisionGuarantee',
     'sku',
+    'selectReport',
   ].map((name) => planMethod(name, none, [self('self')])),
   planMethod('algorithm', () => ['fw'], [self('self'), arg(0, 'pass')]),
   run('runFw', [

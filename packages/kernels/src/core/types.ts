@@ -36,4 +36,36 @@ export interface ResolvedOptions {
   readonly ignoreErrata: readonly string[];
   readonly bwDataAsForward: 'tuned' | 'always' | 'never';
   readonly layoutDetour: 'tuned' | 'always' | 'never';
+  /** Autotune's wall-clock budget per pass, ms; Infinity: none. */
+  readonly autotuneBudgetMs: number;
+  /** What the heuristic mode does at select: time its first few choices, or take the first. */
+  readonly heuristic: 'quick-tune' | 'first';
+}
+
+/** What one pass's selection did, for `Conv3dPlan.selectReport()`. */
+export interface PassSelection {
+  readonly pass: 'fw' | 'bwData' | 'bwFilter';
+  /**
+   * `'autotune'`: tuned at this select; `'quick-tune'`: the default mode timed its first few
+   * choices; `'cache'`: taken from the autotune cache (nothing timed).
+   */
+  readonly how: 'autotune' | 'quick-tune' | 'cache';
+  /** Configs and routes timed (0 for a cache hit). */
+  readonly timed: number;
+  /** The budget it ran under, ms (`Infinity`: none). */
+  readonly budgetMs: number;
+  /** Whether the budget ran out before every candidate was timed (the best so far won). */
+  readonly budgetCut: boolean;
+  /** Wall milliseconds the pass's selection took (the cache lookup included). */
+  readonly wallMs: number;
+  /** The chosen route's time as timed, ms (undefined when nothing was timed). */
+  readonly chosenMs?: number;
+}
+
+/** What `Conv3dPlan.select` did (`plan.selectReport()`). */
+export interface Conv3dSelectReport {
+  /** Wall milliseconds of select, from the call to the plan (tuning and the cache included). */
+  readonly wallMs: number;
+  /** Per pass that was timed or taken from the autotune cache, in pass order. */
+  readonly passes: readonly PassSelection[];
 }

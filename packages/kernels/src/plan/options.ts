@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '@baracuda/types';
 import { defaultAutotuneCachePath } from '../autotune-cache.js';
 import { type Conv3dPass, PASSES } from '../core/pass.js';
 import type { ResolvedOptions } from '../core/types.js';
+import { DEFAULT_AUTOTUNE_BUDGET_MS } from '../tuning.js';
 
 /** Options of `Conv3dPlan.select`. */
 export interface Conv3dPlanOptions {
@@ -45,6 +46,27 @@ export interface Conv3dPlanOptions {
    * `$BARACUDA_LAYOUT_DETOUR`, else `'tuned'`.
    */
   layoutDetour?: 'tuned' | 'always' | 'never';
+  /**
+   * Autotune's time budget per pass, in wall-clock milliseconds, checked between candidates
+   * (never inside a measurement). Candidates are timed in ranked order (the heuristics' order,
+   * then our own routes, then the knob search around the fastest), and when the budget is spent
+   * the best so far wins; its cache entry records the budget, so that a select with a larger
+   * budget (or none) tunes that pass again. `0` or `Infinity`: no budget (every candidate is
+   * timed, as before budgets existed). Defaults to `$BARACUDA_AUTOTUNE_BUDGET_MS`, else
+   * 2000 (`DEFAULT_AUTOTUNE_BUDGET_MS`).
+   */
+  autotuneBudgetMs?: number;
+  /**
+   * What the heuristic mode (`algorithm: 'heuristic'`, the default) does at select, for each pass
+   * in `options.passes`. `'quick-tune'` (the default): the heuristics' first few engine configs
+   * and our own kernel where it applies are each timed a few runs on scratch operands (at most
+   * 200 ms per pass, `QUICK_TUNE_BUDGET_MS`), and the fastest runs (the first keeps its place
+   * unless another is at least 3% faster); the choice is kept in the autotune cache under its own
+   * key, so a later select of the problem times nothing. `'first'`: the heuristics' first
+   * config that builds, nothing timed (the behaviour before quick tuning, and PyTorch's default).
+   * Defaults to `$BARACUDA_HEURISTIC`, else `'quick-tune'`.
+   */
+  heuristic?: 'quick-tune' | 'first';
 }
 
 /** The options checked, and their defaults settled, once per select. */
@@ -94,7 +116,44 @@ export function resolveOptions(options: Conv3dPlanOptions | undefined): Resolved
       'BARACUDA_BWDATA_AS_FORWARD',
     ),
     layoutDetour: detourOption(o.layoutDetour, 'layoutDetour', 'BARACUDA_LAYOUT_DETOUR'),
+    autotuneBudgetMs: budgetOption(o.autotuneBudgetMs),
+    heuristic: heuristicOption(o.heuristic),
   };
+}
+
+/**
+ * `options.autotuneBudgetMs`, else `$BARACUDA_AUTOTUNE_BUDGET_MS`, else the default; 0 and
+ * Infinity both mean no budget (resolved to Infinity).
+ */
+function budgetOption(value: unknown): number {
+  const expected = 'a non-negative number of milliseconds (0 or Infinity: no budget)';
+  let chosen = value;
+  let name = 'options.autotuneBudgetMs';
+  if (value === undefined) {
+    const env = process.env.BARACUDA_AUTOTUNE_BUDGET_MS;
+    if (env === undefined || env.trim() === '') return DEFAULT_AUTOTUNE_BUDGET_MS;
+    name = '$BARACUDA_AUTOTUNE_BUDGET_MS';
+    const parsed = Number(env);
+    chosen = Number.isNaN(parsed) ? env : parsed;
+  }
+  if (typeof chosen !== 'number' || Number.isNaN(chosen) || chosen < 0) {
+    throw new InvalidArgumentError(name, expected, chosen);
+  }
+  return chosen === 0 ? Number.POSITIVE_INFINITY : chosen;
+}
+
+/** `options.heuristic`, else `$BARACUDA_HEURISTIC`, else `'quick-tune'`. */
+function heuristicOption(value: unknown): 'quick-tune' | 'first' {
+  const fromEnv = value === undefined ? process.env.BARACUDA_HEURISTIC : undefined;
+  const chosen = value === undefined ? fromEnv || 'quick-tune' : value;
+  if (chosen !== 'quick-tune' && chosen !== 'first') {
+    throw new InvalidArgumentError(
+      fromEnv ? '$BARACUDA_HEURISTIC' : 'options.heuristic',
+      "'quick-tune' or 'first'",
+      chosen,
+    );
+  }
+  return chosen;
 }
 
 /** A detour's option: as given, else from `$<env>`, else `'tuned'`; checked either way. */

@@ -21,6 +21,7 @@ import type { ExecContext, InnerPlan, PassExecutor } from '../exec/executor.js';
 import { LayoutDetour, otherLayout } from '../exec/layout-detour.js';
 import { LayoutKernels, layoutTransposes, transposeGrid } from '../layout.js';
 import type { DeviceLike, StreamLike } from '../sys.js';
+import type { PassSelection } from './autotune/budget.js';
 import type { TunedChoice } from './autotune/cache-codec.js';
 import { selectGraph } from './graph-choice.js';
 
@@ -59,6 +60,8 @@ export class PlanCore implements InnerPlan {
   readonly errataApplied: readonly string[];
   /** This plan is a layout detour's inner plan, which takes no layout detour of its own. */
   readonly isTwin: boolean;
+  /** What select did per pass that it timed or took from the cache (the plan's select report). */
+  readonly selection = new Map<Conv3dPass, PassSelection>();
   readonly #passes: Record<Conv3dPass, PassState>;
   #disposed = false;
   /**

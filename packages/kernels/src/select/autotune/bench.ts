@@ -1,5 +1,6 @@
 /** What autotune times on: random operand sets rotated past L2, timing events, a workspace. */
 
+import { ElementKind } from '@baracuda/types';
 import { freeDeviceBytes } from '../../device-memory.js';
 import type { ExecContext } from '../../exec/executor.js';
 import { driver, type OwnedBuffer, type StreamLike, type TimingEvent } from '../../sys.js';
@@ -37,8 +38,27 @@ export interface TuneBench {
   dispose(): void;
 }
 
-/** Scratch operands (random data), timing events and the largest workspace, for tuning. */
-export function tuneBench(ctx: ExecContext): TuneBench {
+/**
+ * The quick tune's operand values: 1.0 in every element (f16 0x3C00, bf16 0x3F80, f32
+ * 0x3F800000; f64 0x3FF00000 in both halves, 1.0000009537). Filled on the device: the quick tune
+ * skips the host's random values and their upload.
+ */
+function fillOne(b: OwnedBuffer, element: ElementKind): void {
+  if (element === ElementKind.F16) b.fillSync16(0x3c00);
+  else if (element === ElementKind.Bf16) b.fillSync16(0x3f80);
+  else if (element === ElementKind.F32) b.fillSync32(0x3f800000);
+  else b.fillSync32(0x3ff00000);
+}
+
+/** Timing events the quick tune's bench makes (pairs: its timings take at most half as many runs). */
+export const QUICK_BENCH_EVENTS = 8;
+
+/**
+ * Scratch operands (random data), timing events and the largest workspace, for tuning. `quick`
+ * (the default mode's quick tune): one operand set of ones filled on the device (no rotation past
+ * L2: it looks for cliffs, not for the last few per cent) and {@link QUICK_BENCH_EVENTS} events.
+ */
+export function tuneBench(ctx: ExecContext, quick = false): TuneBench {
   const { desc: d, stream, device } = ctx;
   const elementBytes = d.elementBytes;
   const owned: { dispose(): void }[] = [];
@@ -62,7 +82,8 @@ export function tuneBench(ctx: ExecContext): TuneBench {
     };
     const first = [d.xElements, d.wElements, d.yElements].map((elements) => {
       const b = alloc(elements);
-      b.uploadSync(randomScratchBytes(d.element, elements));
+      if (quick) fillOne(b, d.element);
+      else b.uploadSync(randomScratchBytes(d.element, elements));
       return b;
     });
     const operands = ([x, w, y]: readonly OwnedBuffer[]): TuneOperands => ({
@@ -72,7 +93,7 @@ export function tuneBench(ctx: ExecContext): TuneBench {
     });
     const sets = [operands(first)];
     const setBytes = (d.xElements + d.wElements + d.yElements) * elementBytes;
-    const wanted = tuneRotationSets(setBytes, freeDeviceBytes(device));
+    const wanted = quick ? 1 : tuneRotationSets(setBytes, freeDeviceBytes(device));
     try {
       while (sets.length < wanted) {
         const copies = first.map((src) => {
@@ -88,7 +109,7 @@ export function tuneBench(ctx: ExecContext): TuneBench {
     }
     let next = 0;
     const events: TimingEvent[] = [];
-    for (let i = 0; i < 2 * TUNE_MAX_REPS; i++) {
+    for (let i = 0; i < (quick ? QUICK_BENCH_EVENTS : 2 * TUNE_MAX_REPS); i++) {
       const event = driver.Event.create(device, { timing: true, blockingSync: false });
       owned.push(event);
       events.push(event);

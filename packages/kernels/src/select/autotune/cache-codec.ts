@@ -3,7 +3,11 @@
  * its format (autotune-cache.ts, version 5): an engine index and knobs, where indices below zero
  * name our own routes. Those numbers are known here and nowhere else.
  */
-import type { AutotuneEntry } from '../../autotune-cache.js';
+import { ElementKind } from '@baracuda/types';
+import { type AutotuneEntry, autotuneKey } from '../../autotune-cache.js';
+import type { Conv3dPass } from '../../core/pass.js';
+import type { PlanCore } from '../core.js';
+import type { TuneBudget } from './budget.js';
 
 /** What autotune chose for a pass. */
 export type TunedChoice =
@@ -42,4 +46,27 @@ export function encodeChoice(choice: TunedChoice): AutotuneEntry {
     };
   }
   return { engineIndex: SENTINELS[choice.kind], knobs: [], ...time };
+}
+
+/** The autotune cache's key of a pass of `core` (`select`: the quick tune's own key). */
+export function passKey(core: PlanCore, pass: Conv3dPass, select?: 'quick-tune'): string {
+  const { ctx } = core;
+  const d = ctx.desc;
+  return autotuneKey({
+    problem: d.describe(),
+    pass,
+    scalingKind: d.element === ElementKind.F64 ? 'f64' : 'f32',
+    deterministic: ctx.preference.deterministic,
+    allowTf32: ctx.preference.allowTf32,
+    deviceName: ctx.device.name,
+    computeCapability: ctx.device.computeCapability,
+    cudnnVersion: ctx.cudnnVersion,
+    ...(select === undefined ? {} : { select }),
+  });
+}
+
+/** An entry for the cache: the choice, and the budget when it cut the search. */
+export function entryOf(choice: TunedChoice, budget: TuneBudget): AutotuneEntry {
+  const entry = encodeChoice(choice);
+  return budget.cut ? { ...entry, budgetMs: budget.limitMs } : entry;
 }

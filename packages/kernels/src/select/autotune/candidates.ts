@@ -21,14 +21,19 @@ import { DETOUR_MIN_GAIN } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { createCore } from '../create.js';
 import type { TuneBench } from './bench.js';
+import type { TuneBudget } from './budget.js';
 import type { TunedChoice } from './cache-codec.js';
 import { TUNE_ROUNDS, timeAsFinalist } from './timing.js';
 
-/** Tunes one pass of a plan (tune.ts's; given here so that the detours' inner plans tune too). */
+/**
+ * Tunes one pass of a plan (tune.ts's; given here so that the detours' inner plans tune too),
+ * within `budget` when given (the outer pass's, which a detour's inner tuning shares).
+ */
 export type TunePass = (
   core: PlanCore,
   pass: Conv3dPass,
   opts: ResolvedOptions,
+  budget?: TuneBudget,
 ) => Generator<TimingEvent, void, void>;
 
 /** Time our depthwise kernel on the tuning operands like any engine (see timing.ts). */
@@ -54,6 +59,7 @@ export function* makeBwDataAsForward(
   core: PlanCore,
   opts: ResolvedOptions,
   tunePass: TunePass,
+  budget?: TuneBudget,
 ): Generator<TimingEvent, BwDataAsForwardExecutor<PlanCore> | null, void> {
   const { ctx } = core;
   const forward = bwDataAsForward(ctx.desc);
@@ -66,7 +72,7 @@ export function* makeBwDataAsForward(
       inner.dispose();
       return null;
     }
-    if (inner.ctx.preference.algorithm === 'autotune') yield* tunePass(inner, 'fw', opts);
+    if (inner.ctx.preference.algorithm === 'autotune') yield* tunePass(inner, 'fw', opts, budget);
     // Timed and run as a cuDNN plan only (our depthwise kernels run backward-data directly).
     if (inner.depthwise('fw') !== null) {
       inner.dispose();
@@ -153,13 +159,17 @@ export interface TimedCandidate {
   drop(): void;
 }
 
-/** Something autotune times against the rest: made and timed, or null where it does not apply. */
+/**
+ * Something autotune times against the rest: made and timed, or null where it does not apply.
+ * `budget` is the pass's (a candidate that tunes an inner plan tunes it within it).
+ */
 export type TimeCandidate = (
   core: PlanCore,
   pass: Conv3dPass,
   bench: TuneBench,
   opts: ResolvedOptions,
   progress: (message: string) => void,
+  budget?: TuneBudget,
 ) => Generator<TimingEvent, TimedCandidate | null, void>;
 
 /** A route autotune times, and makes again from a cache entry naming it. */
@@ -178,6 +188,11 @@ export interface TuneCandidate {
   ) => Generator<TimingEvent, PassExecutor | null, void>;
   /** What the stale warning calls it, and how it says it does not apply. */
   readonly stale?: readonly [what: string, tail: string];
+  /**
+   * Timed even when the pass's budget ran out: a route whose one timing is cheap and that often
+   * wins where it applies (our depthwise kernel). Other candidates are skipped once it is spent.
+   */
+  readonly alwaysTimed?: boolean;
 }
 
 const timeDepthwiseCandidate: TimeCandidate = function* (core, pass, bench) {
@@ -195,9 +210,9 @@ const timeDepthwiseCandidate: TimeCandidate = function* (core, pass, bench) {
 };
 
 const timeBwDataAsForwardCandidate = (tunePass: TunePass): TimeCandidate =>
-  function* (core, pass, bench, opts) {
+  function* (core, pass, bench, opts, _progress, budget) {
     if (pass !== 'bwData' || opts.bwDataAsForward !== 'tuned') return null;
-    const asForward = yield* makeBwDataAsForward(core, opts, tunePass);
+    const asForward = yield* makeBwDataAsForward(core, opts, tunePass, budget);
     if (asForward === null) return null;
     let ms: number;
     try {
@@ -223,7 +238,7 @@ const timeBwDataAsForwardCandidate = (tunePass: TunePass): TimeCandidate =>
  * that loses stays made until select drops the detours no pass took.
  */
 const timeLayoutDetourCandidate = (tunePass: TunePass): TimeCandidate =>
-  function* (core, pass, bench, opts, progress) {
+  function* (core, pass, bench, opts, progress, budget) {
     if (opts.layoutDetour !== 'tuned' || !core.detourTunable()) return null;
     const other = core.ctx.desc.layout === 'ncdhw' ? 'NDHWC' : 'NCDHW';
     const what = `${core.ctx.problem} ${pass}: via ${other}`;
@@ -232,7 +247,7 @@ const timeLayoutDetourCandidate = (tunePass: TunePass): TimeCandidate =>
     let detour: LayoutDetour<PlanCore>;
     try {
       detour = core.ensureDetour();
-      yield* tunePass(detour.inner, pass, opts);
+      yield* tunePass(detour.inner, pass, opts, budget);
       name = detour.inner.executor(pass).info().name;
       ms = yield* timeLayoutDetour(detour, pass, bench);
     } catch (error) {
@@ -252,7 +267,7 @@ const timeLayoutDetourCandidate = (tunePass: TunePass): TimeCandidate =>
 /** What autotune times after the graph search, in this order. */
 export function tuneCandidates(tunePass: TunePass): readonly TuneCandidate[] {
   return [
-    { kind: 'depthwise', time: timeDepthwiseCandidate },
+    { kind: 'depthwise', time: timeDepthwiseCandidate, alwaysTimed: true },
     {
       kind: 'bwDataAsForward',
       time: timeBwDataAsForwardCandidate(tunePass),

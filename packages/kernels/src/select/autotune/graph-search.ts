@@ -30,6 +30,7 @@ import {
 } from '../../tuning.js';
 import { buildCandidate, candidates, finalizeAllowed, graphExec } from '../graph-choice.js';
 import type { TuneBench } from './bench.js';
+import type { TuneBudget } from './budget.js';
 import type { TunedChoice } from './cache-codec.js';
 import { TUNE_ROUNDS, timeRuns } from './timing.js';
 
@@ -54,8 +55,11 @@ export type GraphSearchResult =
   | { readonly legacy: LegacyPass; readonly exec?: undefined };
 
 /**
- * Tune the pass on the graph API. Every allowed candidate of heuristic modes A, B and FALLBACK
- * is timed once after a timed warm-up run (see {@link timeRuns}); a hopeless one (see
+ * Tune the pass on the graph API, in ranked order and within `budget` (checked between
+ * candidates, never inside a measurement; once it is spent the best so far wins). Every allowed
+ * candidate of heuristic modes A, B and FALLBACK, in the heuristics' order, is built (finalized)
+ * only when its turn comes and timed once after a timed warm-up run (see {@link timeRuns}); a
+ * hopeless one (see
  * {@link tuneGiveUpMs}) is not timed further. The few within {@link TUNE_KEEP_RATIO} of the
  * fastest are timed again ({@link finalistReps} runs each), in turn, {@link TUNE_ROUNDS}
  * times over. Then a knob search: the configs one knob away from the fastest
@@ -64,13 +68,17 @@ export type GraphSearchResult =
  * one of them wins, the configs one knob away from it are searched next, at most
  * {@link TUNE_SEARCH_PASSES} passes (see {@link nextSearchBases}). Returns
  * the winner with its execution plan, installing nothing; or, when no graph engine runs the pass,
- * the legacy API's choice.
+ * the legacy API's choice. `interlude`, given the fastest time so far, runs after the finalists
+ * and before the knob search (autotune times our own routes there, so the knob search, the part
+ * of the search least likely to matter, is the part a budget cuts first).
  */
 export function* searchGraph(
   ctx: ExecContext,
   pass: Conv3dPass,
   bench: TuneBench,
   progress: (message: string) => void,
+  budget: TuneBudget,
+  interlude?: (bestMs: number) => Generator<TimingEvent, void, void>,
 ): Generator<TimingEvent, GraphSearchResult, void> {
   const d = ctx.desc;
   const scope = ctx.scope;
@@ -81,20 +89,32 @@ export function* searchGraph(
     C.CUDNN_HEUR_MODE_FALLBACK,
   ]);
   const built: BuiltCandidate[] = [];
-  for (const c of offered) {
-    const b = finalizeAllowed(ctx, c, (bytes) =>
-      progress(
-        `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: needs ${mib(bytes)} of workspace, over maxWorkspaceBytes (${mib(ctx.preference.maxWorkspaceBytes)})`,
-      ),
-    );
-    if (b !== null) built.push(b);
-    else scope.destroyBackend(c.cfg);
-  }
+  /** The offered configs not built yet, in the heuristics' order (built when their turn comes). */
+  const waiting = [...offered];
+  const buildNext = (): BuiltCandidate | null => {
+    while (waiting.length > 0) {
+      const c = waiting.shift()!;
+      const b = finalizeAllowed(ctx, c, (bytes) =>
+        progress(
+          `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: needs ${mib(bytes)} of workspace, over maxWorkspaceBytes (${mib(ctx.preference.maxWorkspaceBytes)})`,
+        ),
+      );
+      if (b !== null) return b;
+      scope.destroyBackend(c.cfg);
+    }
+    return null;
+  };
+  const dropWaiting = () => {
+    for (const c of waiting.splice(0)) scope.destroyBackend(c.cfg);
+  };
   const fallback = (): GraphSearchResult => {
+    dropWaiting();
     for (const p of parts) scope.destroyBackend(p);
     return { legacy: ctx.legacy.heuristic(pass) };
   };
-  if (built.length === 0) return fallback();
+  const first = buildNext();
+  if (first === null) return fallback();
+  built.push(first);
   const shared = scope.handle;
   bindStream(shared, bench.stream.raw, ctx.problem);
   const timings: number[] = built.map(() => Number.POSITIVE_INFINITY);
@@ -128,13 +148,30 @@ export function* searchGraph(
     return yield* timeRuns(bench, run, reps, giveUpMs);
   };
   try {
-    for (let i = 0; i < built.length; i++) {
+    for (let i = 0; ; i++) {
+      if (i === built.length) {
+        // The next offered config, built only if the budget allows timing it.
+        if (waiting.length === 0) break;
+        if (!budget.allows()) {
+          progress(
+            `${d.describe()} ${pass}: budget of ${budget.limitMs} ms spent after ${i} of ${i + waiting.length} offered configs; the best so far wins`,
+          );
+          dropWaiting();
+          break;
+        }
+        const b = buildNext();
+        if (b === null) break;
+        built.push(b);
+        timings.push(Number.POSITIVE_INFINITY);
+      }
       const giveUp = tuneGiveUpMs(Math.min(...timings), TUNE_GIVE_UP_RATIO, TUNE_GIVE_UP_MARGIN_MS);
       timings[i] = yield* timeCandidate(i, 1, giveUp);
+      budget.timed++;
       const name = engineName(built[i]!.c.engineIndex, built[i]!.c.knobs);
       const note = timings[i]! > giveUp ? ' (warm-up run; not timed again)' : '';
+      const of = built.length + waiting.length;
       progress(
-        `${d.describe()} ${pass}: candidate ${i + 1}/${built.length} ${name} ${timings[i]!.toFixed(3)} ms${note}`,
+        `${d.describe()} ${pass}: candidate ${i + 1}/${of} ${name} ${timings[i]!.toFixed(3)} ms${note}`,
       );
     }
     // Finalists are timed in turn, TUNE_ROUNDS times over, each keeping its best round: a
@@ -144,6 +181,8 @@ export function* searchGraph(
     ): Generator<TimingEvent, void, void> {
       for (let round = 0; round < TUNE_ROUNDS; round++) {
         for (const i of indices) {
+          // A cut keeps each finalist's latest time (each a median of its runs).
+          if (!budget.allows()) return;
           const t = yield* timeCandidate(i, finalistReps(timings[i]!));
           timings[i] = round === 0 ? t : Math.min(timings[i]!, t);
         }
@@ -151,6 +190,7 @@ export function* searchGraph(
     };
     const finalists = tuneFinalists(timings, TUNE_KEEP_RATIO, TUNE_FINALISTS);
     if (finalists.length > 1) yield* timeFinalists(finalists);
+    if (interlude !== undefined) yield* interlude(Math.min(...timings));
     // Knob search: the configs one knob away from the fastest finalists, which no heuristic
     // mode offered. Each is timed once; those close to the leader are timed again with the
     // leader, back to back. When a searched config becomes the leader, the next pass searches
@@ -159,13 +199,21 @@ export function* searchGraph(
     const skip = ctx.preference.deterministic ? REDUCTION_KNOBS : undefined;
     let bases = fastestIndices(timings, TUNE_SEARCH_BASES);
     for (let searchPass = 1; searchPass <= TUNE_SEARCH_PASSES && bases.length > 0; searchPass++) {
+      if (!budget.allows()) {
+        progress(`${d.describe()} ${pass}: budget of ${budget.limitMs} ms spent; no knob search`);
+        break;
+      }
       const firstSearched = built.length;
       const searchStarted = Date.now();
-      const searching = (budget: number) => Date.now() - searchStarted < budget;
+      const searching = (limitMs: number) => Date.now() - searchStarted < limitMs;
       for (const base of bases.map((i) => built[i]!.c)) {
         const space = knobSpace(scope, base.cfg);
         for (const knobs of knobNeighbours(base.knobs, space, TUNE_SEARCH_VALUES, skip)) {
-          if (built.length - firstSearched >= TUNE_SEARCH_MAX || !searching(TUNE_SEARCH_BUDGET_MS))
+          if (
+            built.length - firstSearched >= TUNE_SEARCH_MAX ||
+            !searching(TUNE_SEARCH_BUDGET_MS) ||
+            !budget.allows()
+          )
             break;
           const asked = configId(base.engineIndex, knobs);
           if (seen.has(asked)) continue;
@@ -190,8 +238,10 @@ export function* searchGraph(
       );
       const leader = bases[0]!;
       for (let i = firstSearched; i < built.length && searching(2 * TUNE_SEARCH_BUDGET_MS); i++) {
+        if (!budget.allows()) break;
         const giveUp = tuneGiveUpMs(timings[leader]!, TUNE_GIVE_UP_RATIO, TUNE_GIVE_UP_MARGIN_MS);
         timings[i] = yield* timeCandidate(i, 1, giveUp);
+        budget.timed++;
         const name = engineName(built[i]!.c.engineIndex, built[i]!.c.knobs);
         progress(
           `${d.describe()} ${pass}: searched ${i - firstSearched + 1}/${built.length - firstSearched} ${name} ${timings[i]!.toFixed(3)} ms`,
@@ -209,6 +259,7 @@ export function* searchGraph(
       bases = nextSearchBases(timings, firstSearched);
     }
   } catch (error) {
+    dropWaiting();
     for (const b of built) {
       scope.destroyBackend(b.plan);
       scope.destroyBackend(b.c.cfg);

@@ -1,12 +1,14 @@
 /**
  * Autotune, per pass: the cache's choice when it has one (or one stale warning and the
- * heuristics), else the graph search, then each candidate that applies (our depthwise kernels,
- * backward-data as a forward pass, the layout detour) in a fixed order, each kept when it wins;
- * the result installed in one step, then written to the cache. A failure part way installs
- * nothing: the pass is left to the heuristics, as if never tuned, and the warning says so.
+ * heuristics; an entry a smaller budget cut is tuned again), else, within the pass's time budget
+ * (budget.ts), the graph search's survey of the heuristics' configs and its finalists, then each
+ * candidate that applies (our depthwise kernels, backward-data as a forward pass, the layout
+ * detour) in a fixed order, each kept when it wins, then the knob search; the result installed
+ * in one step, then written to the cache (marked when the budget cut it). A failure part way
+ * installs nothing: the pass is left to the heuristics, as if never tuned, and the warning says
+ * so. The default mode's quick tune is quick.ts.
  */
-import { ElementKind } from '@baracuda/types';
-import { autotuneKey, readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
+import { readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
 import type { Conv3dPass } from '../../core/pass.js';
 import type { ResolvedOptions } from '../../core/types.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
@@ -16,9 +18,11 @@ import type { TimingEvent } from '../../sys.js';
 import { detourWins } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { type TuneBench, tuneBench } from './bench.js';
-import { decodeEntry, encodeChoice, type TunedChoice } from './cache-codec.js';
+import { budgetClock, selectionOf, TuneBudget } from './budget.js';
+import { decodeEntry, entryOf, passKey, type TunedChoice } from './cache-codec.js';
 import { makeBwDataAsForward, type TimedCandidate, tuneCandidates } from './candidates.js';
 import { searchGraph } from './graph-search.js';
+import { quickTunePass } from './quick.js';
 
 /**
  * What select does after making the plan: backward-data as a forward pass where
@@ -39,6 +43,11 @@ export function* prepare(
   if (algorithm === 'autotune') {
     for (const pass of opts.passes) yield* tunePass(tuner, pass, opts);
     core.dropUnusedDetour();
+  } else if (algorithm === 'heuristic' && opts.heuristic === 'quick-tune') {
+    for (const pass of opts.passes) yield* quickTunePass(tuner, pass, opts);
+  }
+  if (tuner !== core) {
+    for (const [pass, selection] of tuner.selection) core.selection.set(pass, selection);
   }
 }
 
@@ -91,21 +100,17 @@ export function* tunePass(
   core: PlanCore,
   pass: Conv3dPass,
   opts: ResolvedOptions,
+  shared?: TuneBudget,
 ): Generator<TimingEvent, void, void> {
   const { ctx } = core;
   const d = ctx.desc;
   // Made already: options.bwDataAsForward is 'always'.
   if (core.installed(pass) !== undefined) return;
-  const key = autotuneKey({
-    problem: d.describe(),
-    pass,
-    scalingKind: d.element === ElementKind.F64 ? 'f64' : 'f32',
-    deterministic: ctx.preference.deterministic,
-    allowTf32: ctx.preference.allowTf32,
-    deviceName: ctx.device.name,
-    computeCapability: ctx.device.computeCapability,
-    cudnnVersion: ctx.cudnnVersion,
-  });
+  const passStarted = budgetClock.now();
+  // A detour's inner plan tuned within its outer pass's budget shares it. Otherwise the budget
+  // starts once the bench is made (its random operands are a fixed cost, not a candidate's).
+  let budget = shared ?? new TuneBudget(opts.autotuneBudgetMs);
+  const key = passKey(core, pass);
   const entry = readAutotuneCache(opts.autotuneCachePath).entries[key];
   let cached = entry === undefined ? undefined : decodeEntry(entry);
   // Not to be used: tuned again, without it.
@@ -115,15 +120,25 @@ export function* tunePass(
   ) {
     cached = undefined;
   }
-  if (cached !== undefined) {
-    yield* fromCache(core, pass, cached, opts);
-    return;
-  }
   const started = Date.now();
   const progress = (message: string) => {
     if (opts.onProgress) opts.onProgress(message);
     else if (Date.now() - started > 1000) process.stderr.write(`baracuda autotune: ${message}\n`);
   };
+  // A search a smaller budget cut is refined under a larger one (or none).
+  if (cached !== undefined && entry?.budgetMs !== undefined && budget.limitMs > entry.budgetMs) {
+    progress(
+      `${d.describe()} ${pass}: the cached choice was cut by a budget of ${entry.budgetMs} ms; tuning again under ${budget.bounded ? `${budget.limitMs} ms` : 'no budget'}`,
+    );
+    cached = undefined;
+  }
+  if (cached !== undefined) {
+    yield* fromCache(core, pass, cached, opts);
+    if (shared === undefined) {
+      core.selection.set(pass, selectionOf(pass, 'cache', budget, passStarted));
+    }
+    return;
+  }
   let bench: TuneBench;
   try {
     bench = tuneBench(ctx);
@@ -131,22 +146,35 @@ export function* tunePass(
     tuneFailed(core, pass, error);
     return;
   }
+  if (shared === undefined) budget = new TuneBudget(opts.autotuneBudgetMs);
   const sets = bench.sets.length;
   progress(
     `${d.describe()} ${pass}: timing on ${sets} operand set${sets > 1 ? 's' : ''} of ${mib(bench.setBytes)}${sets > 1 ? ', rotated run by run past L2' : ''}`,
   );
   const result = new Tuned();
+  const timedBefore = budget.timed;
   try {
-    yield* tuneAll(core, pass, bench, opts, progress, result);
+    yield* tuneAll(core, pass, bench, opts, progress, result, budget);
     result.installIn(core, pass);
     if (result.choice !== null) {
-      yield* saveAutotuneEntry(opts.autotuneCachePath, key, encodeChoice(result.choice));
+      yield* saveAutotuneEntry(opts.autotuneCachePath, key, entryOf(result.choice, budget));
     }
   } catch (error) {
     result.discard(core);
     tuneFailed(core, pass, error);
   } finally {
     bench.dispose();
+  }
+  if (budget.cut) {
+    progress(
+      `${d.describe()} ${pass}: the budget of ${budget.limitMs} ms cut the search after ${budget.timed - timedBefore} timed; chose ${core.executor(pass).info().name}`,
+    );
+  }
+  if (shared === undefined) {
+    core.selection.set(
+      pass,
+      selectionOf(pass, 'autotune', budget, passStarted, result.choice?.timeMs),
+    );
   }
 }
 
@@ -159,22 +187,45 @@ class Tuned {
   legacy: LegacyPass | undefined;
   /** The candidate that beat the graph search, if one did. */
   winner: TimedCandidate | undefined;
+  /** The graph search's fastest time when our routes were timed (before its knob search). */
+  graphMs = Number.POSITIVE_INFINITY;
 
+  /** The time a candidate must beat: the winning route's, else the graph search's. */
   get timeMs(): number {
-    return this.choice?.timeMs ?? Number.POSITIVE_INFINITY;
+    return this.winner?.ms ?? this.choice?.timeMs ?? this.graphMs;
   }
 
   /** Whether `c` wins: any faster (first of all, when nothing runs yet), or by its minimum gain. */
   wins(c: TimedCandidate): boolean {
-    return c.minGain === 0
-      ? this.choice === null || c.ms < this.timeMs
-      : detourWins(c.ms, this.timeMs, c.minGain);
+    const none = this.choice === null && !Number.isFinite(this.graphMs);
+    return c.minGain === 0 ? none || c.ms < this.timeMs : detourWins(c.ms, this.timeMs, c.minGain);
   }
 
   take(c: TimedCandidate): void {
     this.winner?.drop();
     this.winner = c;
     this.choice = { kind: c.kind, timeMs: c.ms };
+  }
+
+  /**
+   * The graph search's result: its winner, unless a route that won against the time it had
+   * when our routes were timed still wins against its final time (the knob search may have found
+   * a faster config since).
+   */
+  settle(choice: TunedChoice, progress: (message: string) => void): void {
+    const w = this.winner;
+    if (w === undefined) {
+      this.choice = choice;
+      return;
+    }
+    const graphMs = choice.timeMs ?? Number.POSITIVE_INFINITY;
+    if (w.minGain === 0 ? w.ms < graphMs : detourWins(w.ms, graphMs, w.minGain)) return;
+    progress(
+      `${w.label()} ${w.ms.toFixed(3)} ms lost to the knob search's ${graphMs.toFixed(3)} ms`,
+    );
+    w.drop();
+    this.winner = undefined;
+    this.choice = choice;
   }
 
   /** Install it in one step. */
@@ -200,7 +251,11 @@ class Tuned {
   }
 }
 
-/** The graph search, then each candidate in order, each kept when it wins. */
+/**
+ * The graph search's survey and finalists, then each candidate in order (each kept when it
+ * wins), then the knob search; within `budget`, except that a candidate marked `alwaysTimed`
+ * (our depthwise kernel: one cheap timing) is timed even after the budget ran out.
+ */
 function* tuneAll(
   core: PlanCore,
   pass: Conv3dPass,
@@ -208,22 +263,33 @@ function* tuneAll(
   opts: ResolvedOptions,
   progress: (message: string) => void,
   result: Tuned,
+  budget: TuneBudget,
 ): Generator<TimingEvent, void, void> {
-  const searched = yield* searchGraph(core.ctx, pass, bench, progress);
+  let candidatesTimed = false;
+  const timeCandidates = function* (): Generator<TimingEvent, void, void> {
+    candidatesTimed = true;
+    for (const candidate of CANDIDATES) {
+      if (candidate.alwaysTimed !== true && !budget.allows()) continue;
+      const timed = yield* candidate.time(core, pass, bench, opts, progress, budget);
+      if (timed === null) continue;
+      budget.timed++;
+      const wins = result.wins(timed);
+      progress(`${timed.label()} ${timed.ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
+      if (wins) result.take(timed);
+      else timed.drop();
+    }
+  };
+  const searched = yield* searchGraph(core.ctx, pass, bench, progress, budget, (bestMs) => {
+    result.graphMs = bestMs;
+    return timeCandidates();
+  });
   if (searched.exec !== undefined) {
     result.graph = searched.exec;
-    result.choice = searched.choice;
+    result.settle(searched.choice, progress);
   } else {
     result.legacy = searched.legacy;
   }
-  for (const candidate of CANDIDATES) {
-    const timed = yield* candidate.time(core, pass, bench, opts, progress);
-    if (timed === null) continue;
-    const wins = result.wins(timed);
-    progress(`${timed.label()} ${timed.ms.toFixed(3)} ms${wins ? ', chosen' : ''}`);
-    if (wins) result.take(timed);
-    else timed.drop();
-  }
+  if (!candidatesTimed) yield* timeCandidates();
 }
 
 function tuneFailed(core: PlanCore, pass: Conv3dPass, error: unknown): void {
