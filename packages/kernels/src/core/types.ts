@@ -36,4 +36,6 @@ export interface ResolvedOptions {
   readonly ignoreErrata: readonly string[];
   readonly bwDataAsForward: 'tuned' | 'always' | 'never';
   readonly layoutDetour: 'tuned' | 'always' | 'never';
+  readonly patchGemm: 'tuned' | 'always' | 'never';
+  readonly stemSpaceToDepth: 'tuned' | 'always' | 'never';
 }

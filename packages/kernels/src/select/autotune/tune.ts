@@ -7,7 +7,7 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { autotuneKey, readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
-import type { Conv3dPass } from '../../core/pass.js';
+import { type Conv3dPass, PASSES } from '../../core/pass.js';
 import type { ResolvedOptions } from '../../core/types.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
 import type { GraphExec } from '../../exec/cudnn.js';
@@ -15,6 +15,7 @@ import { engineName, mib } from '../../policy.js';
 import type { TimingEvent } from '../../sys.js';
 import { detourWins } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
+import { makeSpaceToDepth, spaceToDepthRouteFor } from '../space-to-depth-candidate.js';
 import { type TuneBench, tuneBench } from './bench.js';
 import { decodeEntry, encodeChoice, type TunedChoice } from './cache-codec.js';
 import { makeBwDataAsForward, type TimedCandidate, tuneCandidates } from './candidates.js';
@@ -35,6 +36,12 @@ export function* prepare(
   if (opts.bwDataAsForward === 'always' && algorithm !== 'pinned') {
     const asForward = yield* makeBwDataAsForward(tuner, opts, tunePass);
     if (asForward !== null) tuner.useRoute('bwData', asForward);
+  }
+  if (spaceToDepthRouteFor(tuner, opts)?.option === 'always') {
+    for (const pass of PASSES) {
+      const route = yield* makeSpaceToDepth(tuner, pass, opts, tunePass);
+      if (route !== null) tuner.useRoute(pass, route);
+    }
   }
   if (algorithm === 'autotune') {
     for (const pass of opts.passes) yield* tunePass(tuner, pass, opts);
@@ -111,7 +118,8 @@ export function* tunePass(
   // Not to be used: tuned again, without it.
   if (
     (cached?.kind === 'bwDataAsForward' && opts.bwDataAsForward === 'never') ||
-    (cached?.kind === 'layoutDetour' && opts.layoutDetour === 'never')
+    (cached?.kind === 'layoutDetour' && opts.layoutDetour === 'never') ||
+    (cached?.kind === 'spaceToDepth' && spaceToDepthRouteFor(core, opts) === null)
   ) {
     cached = undefined;
   }
