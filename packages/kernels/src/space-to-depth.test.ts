@@ -1,5 +1,5 @@
 /**
- * The space-to-depth routes' math, proved on the host: the route's steps (space-to-depth-steps.ts,
+ * The space-to-depth routes' math, proved on the host: the route's steps (exec/space-to-depth-steps.ts,
  * the same the executor runs) on the bit-exact emulation of our kernels, around a direct f64
  * convolution of the inner problem, equal the direct convolution of the original problem, for
  * every pass, both layouts, alpha/beta, and odd or non-divisible extents.
@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { Conv3dPass } from './core/pass.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { directConv } from './direct-conv.test-helpers.js';
+import { routeSteps, type StepTensor } from './exec/space-to-depth-steps.js';
 import { patchRoute, type SpaceToDepthRoute, stemRoute } from './space-to-depth.js';
 import { gatherHost, inverseHost, scaledHost } from './space-to-depth-host.js';
-import { routeSteps, type StepTensor } from './space-to-depth-steps.js';
 
 function seeded(seed: number): () => number {
   let s = seed >>> 0;

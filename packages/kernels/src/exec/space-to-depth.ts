@@ -11,8 +11,8 @@ import type { Conv3dPass, Operands } from '../core/pass.js';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
 import type { SpaceToDepthRoute } from '../space-to-depth.js';
 import type { SpaceToDepthKernels } from '../space-to-depth-kernels.js';
-import { routeSteps, type Step, type StepTensor } from '../space-to-depth-steps.js';
 import type { ExecContext, InnerPlan, PassExecutor } from './executor.js';
+import { routeSteps, type Step, type StepTensor } from './space-to-depth-steps.js';
 
 /** What algorithm() calls the route around the inner plan's choice `inner`. */
 export function spaceToDepthName(route: SpaceToDepthRoute, inner: string): string {

@@ -4,6 +4,7 @@
  * candidate that times them against the best so far (kept when faster by DETOUR_MIN_GAIN).
  * Where they apply is the shape's business alone (see space-to-depth.ts).
  */
+import { UnsupportedError } from '@baracuda/types';
 import type { Conv3dPass } from '../core/pass.js';
 import type { ResolvedOptions, RunScalars } from '../core/types.js';
 import { SpaceToDepthExecutor } from '../exec/space-to-depth.js';
@@ -33,8 +34,8 @@ export function spaceToDepthRouteFor(
 
 /**
  * The route of `pass` made, its inner problem a plan of its own (tuned for `pass` under its own
- * cache entry when the preference is autotune); null where no route applies or our transform
- * kernels do not load.
+ * cache entry when the preference is autotune); null where no route applies, our transform
+ * kernels do not load, or an erratum refuses the inner problem.
  */
 export function* makeSpaceToDepth(
   core: PlanCore,
@@ -47,7 +48,14 @@ export function* makeSpaceToDepth(
   const { ctx } = core;
   const kernels = SpaceToDepthKernels.forDevice(ctx.device);
   if (kernels instanceof Error) return null;
-  const inner = createCore(ctx.stream, applies.route.inner, ctx.preference, opts);
+  let inner: PlanCore;
+  try {
+    inner = createCore(ctx.stream, applies.route.inner, ctx.preference, opts);
+  } catch (error) {
+    // An erratum that refuses the inner problem: the pass stays on cuDNN as if no route applied.
+    if (UnsupportedError.isInstance(error)) return null;
+    throw error;
+  }
   try {
     if (inner.ctx.preference.algorithm === 'autotune') yield* tunePass(inner, pass, opts);
   } catch (error) {

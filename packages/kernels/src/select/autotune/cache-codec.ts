@@ -24,7 +24,7 @@ const SENTINELS = {
   bwDataAsForward: -2,
   layoutDetour: -3,
   /** The patch-embedding GEMM or the stem, whichever the shape takes (they never both apply). */
-  spaceToDepth: -7,
+  spaceToDepth: -8,
 } as const;
 
 /**

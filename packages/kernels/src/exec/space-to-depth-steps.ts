@@ -8,13 +8,13 @@
  * inverse moves the result back; an output position the inverse does not cover (trailing input
  * positions no patch reaches: zero gradient) gets beta·old there (zeroed for beta 0, kept for 1).
  */
-import type { Conv3dPass } from './core/pass.js';
+import type { Conv3dPass } from '../core/pass.js';
 import {
   type GatherMap,
   type InverseMap,
   InverseMode,
   type SpaceToDepthRoute,
-} from './space-to-depth.js';
+} from '../space-to-depth.js';
 
 /** The caller's operands and the scratch: xs (the transformed x or dx), ws (filter or dw). */
 export type StepTensor = 'x' | 'w' | 'y' | 'xs' | 'ws';
