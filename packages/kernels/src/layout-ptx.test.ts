@@ -33,6 +33,6 @@ describe.skipIf(
         'src/depthwise-ptx.ts is current',
         'src/space-to-depth-ptx.ts is current',
       ]);
-    }, 60_000);
+    }, 180_000);
   },
 );
