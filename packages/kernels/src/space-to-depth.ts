@@ -162,6 +162,16 @@ export interface SpaceToDepthRoute {
   readonly w: OperandTransform | null;
 }
 
+/** Whether the inner problem is one cuDNN takes (a 32-bit extent or stride overflow is not). */
+function valid(inner: Conv3dDescriptor): boolean {
+  try {
+    inner.validate();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function plainConv(d: Conv3dDescriptor): boolean {
   return (
     d.groups === 1 &&
@@ -196,6 +206,7 @@ export function patchRoute(d: Conv3dDescriptor): SpaceToDepthRoute | null {
     wFilt: 1,
     element: d.element,
   }).withLayout(d.layout);
+  if (!valid(inner)) return null;
   const x = operandTransform(d.layout, d.batch, d.cIn, [d.dIn, d.hIn, d.wIn], k, o, [0, 0, 0]);
   return { kind: 'patch', inner, x, w: null };
 }
@@ -227,6 +238,7 @@ export function stemRoute(d: Conv3dDescriptor): SpaceToDepthRoute | null {
     wFilt: kk[2],
     element: d.element,
   }).withLayout(d.layout);
+  if (!valid(inner)) return null;
   const two: Triple = [2, 2, 2];
   const x = operandTransform(d.layout, d.batch, d.cIn, [d.dIn, d.hIn, d.wIn], two, count, pad);
   const w = operandTransform(d.layout, d.cOut, d.cIn, k, two, kk, [0, 0, 0]);
