@@ -10,9 +10,10 @@
 //    f32/tf32/f16/bf16/f64 × both layouts, on the suite's videomae-patch and i3d-stem (batch cut
 //    for the host reference), held-out patches (2×4×4 Swin-style, 1×8×8, 4×4×4, non-divisible
 //    extents) and stems (5×5×5, odd extents), and shapes where the route must not apply (kernel ≠
-//    stride, padding, groups): fresh random inputs, outputs poisoned (beta 0) or a random prior
-//    (alpha 2, beta 0.5), compared by relative L2 at sampled points (trailing positions included)
-//    with the f64 reference, against the conformance tolerances.
+//    stride, padding, groups, dilation, a stem of 8 channels): fresh random inputs, outputs
+//    poisoned (beta 0) or a random prior (alpha 2, beta 0.5), compared by relative L2 at sampled
+//    points (trailing positions included) with the f64 reference, against the conformance
+//    tolerances.
 // 3. Timing (CUDA events, median of 30) of the route against cuDNN's heuristic choice on the
 //    suite's two shapes at full size (f16, bf16, both layouts, every pass), and cuDNN's autotuned
 //    best forward in bf16 NDHWC with its time to plan (S2D_AUTOTUNE=0 leaves that out).
@@ -90,6 +91,7 @@ function problem(c, element, layout) {
   })
     .withPadding(pd, ph, pw)
     .withStride(...c.stride)
+    .withDilation(...(c.dil ?? [1, 1, 1]))
     .withGroups(c.groups ?? 1)
     .withLayout(layout)
     .validate();
@@ -191,7 +193,7 @@ for (const c of planCases) {
         k: c.k,
         pad: c.pad ?? [0, 0, 0],
         stride: c.stride,
-        dil: [1, 1, 1],
+        dil: c.dil ?? [1, 1, 1],
         groups: c.groups ?? 1,
         layout,
       };

@@ -120,6 +120,17 @@ export const planCases = [
     route: false,
   },
   {
+    name: 'dilated patch',
+    cIn: 3,
+    cOut: 32,
+    n: 1,
+    in: [8, 32, 32],
+    k: [2, 4, 4],
+    stride: [2, 4, 4],
+    dil: [1, 2, 1],
+    route: false,
+  },
+  {
     name: 'stem cIn 8',
     cIn: 8,
     cOut: 16,
