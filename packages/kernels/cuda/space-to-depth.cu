@@ -63,6 +63,8 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, T* __restrict__
 #pragma unroll
     for (int k = 7; k >= 0; k--) {
       const I dim = (I)m.dims[k];
+      // A dim of 1 (a patch's 1-deep kernel, a batch of 1) adds nothing: skip its division.
+      if (dim == 1) continue;
       const I q = rem / dim;
       const long long i = (long long)(rem - q * dim);
       rem = q;
@@ -108,6 +110,8 @@ __device__ __forceinline__ void inverse(const T* __restrict__ in, T* __restrict_
 #pragma unroll
     for (int k = 4; k >= 0; k--) {
       const I dim = (I)m.dims[k];
+      // A plain dim of 1 adds nothing (a spatial one still has its block and phase).
+      if (dim == 1 && m.axis[k] < 0) continue;
       const I q = rem / dim;
       const long long i = (long long)(rem - q * dim);
       rem = q;
@@ -115,10 +119,11 @@ __device__ __forceinline__ void inverse(const T* __restrict__ in, T* __restrict_
       if (a < 0) {
         offset += i * m.strides[k];
       } else {
-        const long long t = i + m.pad[a];
-        const long long j = t / m.block[a];
-        if (j >= m.count[a]) covered = false;
-        offset += j * m.blockStride[a] + (t - j * m.block[a]) * m.phaseStride[a];
+        const I t = (I)(i + m.pad[a]);
+        const I block = (I)m.block[a];
+        const I j = t / block;
+        if ((long long)j >= m.count[a]) covered = false;
+        offset += (long long)j * m.blockStride[a] + (long long)(t - j * block) * m.phaseStride[a];
       }
     }
     if (covered) {
