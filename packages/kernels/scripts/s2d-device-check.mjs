@@ -213,41 +213,46 @@ for (const c of planCases) {
         y: DeviceBuffer.alloc(d.yElements * bytes),
       };
       for (const pass of ['fw', 'bwData', 'bwFilter']) {
-        const name = plan.algorithm(pass).name;
-        const routed = name.includes('space-to-depth');
-        const out = pass === 'fw' ? 'y' : pass === 'bwData' ? 'x' : 'w';
-        const count = { x: d.xElements, w: d.wElements, y: d.yElements }[out];
-        const idx = sampleIndices(count, SAMPLES[pass]);
-        const ref =
-          pass === 'fw'
-            ? at.fw(p, x.values, w.values, idx)
-            : pass === 'bwData'
-              ? at.bwData(p, y.values, w.values, idx)
-              : at.bwFilter(p, x.values, y.values, idx);
-        const ins = { x, w, y };
-        for (const role of ['x', 'w', 'y']) if (role !== out) bufs[role].uploadSync(ins[role].host);
-        for (const [alpha, beta] of [
-          [1, 0],
-          [2, 0.5],
-        ]) {
-          const prior = beta === 0 ? null : operand(el, count);
-          if (prior === null) bufs[out].memsetSync(0xff);
-          else bufs[out].uploadSync(prior.host);
-          const s = { alpha, beta };
-          if (pass === 'fw') plan.runFw({ x: bufs.x, w: bufs.w, y: bufs.y, ...s });
-          else if (pass === 'bwData') plan.runBwData({ w: bufs.w, dy: bufs.y, dx: bufs.x, ...s });
-          else plan.runDw({ x: bufs.x, dy: bufs.y, dw: bufs.w, ...s });
-          const got = elementArray(el, count);
-          stream.synchronizeSync();
-          bufs[out].downloadSync(got);
-          const gotAt = idx.map((i) => loadElement(el, got, i));
-          const wantAt = idx.map((i, j) => alpha * ref[j] + (prior ? beta * prior.values[i] : 0));
-          const err = relL2(gotAt, wantAt);
-          const tol = TOLERANCES[dtype].relL2;
-          report(
-            err <= tol && routed === c.route,
-            `${c.name} ${dtype} ${layout} ${pass} alpha=${alpha} beta=${beta}: rel L2 ${err.toExponential(2)} (tol ${tol}) ${routed === c.route ? '' : `route ${routed ? 'taken' : 'missing'} `}[${name}]`,
-          );
+        try {
+          const name = plan.algorithm(pass).name;
+          const routed = name.includes('space-to-depth');
+          const out = pass === 'fw' ? 'y' : pass === 'bwData' ? 'x' : 'w';
+          const count = { x: d.xElements, w: d.wElements, y: d.yElements }[out];
+          const idx = sampleIndices(count, SAMPLES[pass]);
+          const ref =
+            pass === 'fw'
+              ? at.fw(p, x.values, w.values, idx)
+              : pass === 'bwData'
+                ? at.bwData(p, y.values, w.values, idx)
+                : at.bwFilter(p, x.values, y.values, idx);
+          const ins = { x, w, y };
+          for (const role of ['x', 'w', 'y'])
+            if (role !== out) bufs[role].uploadSync(ins[role].host);
+          for (const [alpha, beta] of [
+            [1, 0],
+            [2, 0.5],
+          ]) {
+            const prior = beta === 0 ? null : operand(el, count);
+            if (prior === null) bufs[out].memsetSync(0xff);
+            else bufs[out].uploadSync(prior.host);
+            const s = { alpha, beta };
+            if (pass === 'fw') plan.runFw({ x: bufs.x, w: bufs.w, y: bufs.y, ...s });
+            else if (pass === 'bwData') plan.runBwData({ w: bufs.w, dy: bufs.y, dx: bufs.x, ...s });
+            else plan.runDw({ x: bufs.x, dy: bufs.y, dw: bufs.w, ...s });
+            const got = elementArray(el, count);
+            stream.synchronizeSync();
+            bufs[out].downloadSync(got);
+            const gotAt = idx.map((i) => loadElement(el, got, i));
+            const wantAt = idx.map((i, j) => alpha * ref[j] + (prior ? beta * prior.values[i] : 0));
+            const err = relL2(gotAt, wantAt);
+            const tol = TOLERANCES[dtype].relL2;
+            report(
+              err <= tol && routed === c.route,
+              `${c.name} ${dtype} ${layout} ${pass} alpha=${alpha} beta=${beta}: rel L2 ${err.toExponential(2)} (tol ${tol}) ${routed === c.route ? '' : `route ${routed ? 'taken' : 'missing'} `}[${name}]`,
+            );
+          }
+        } catch (error) {
+          report(false, `${c.name} ${dtype} ${layout} ${pass}: threw ${error.message}`);
         }
       }
       for (const b of Object.values(bufs)) b.dispose();
@@ -263,57 +268,65 @@ const time = eventTimer(stream, { warmup: 3, reps: 30 });
 const NO_ROUTES = { ...FORCED, patchGemm: 'never', stemSpaceToDepth: 'never' };
 const autotune = process.env.S2D_AUTOTUNE !== '0';
 const cachePath = join(mkdtempSync(join(tmpdir(), 's2d-')), 'autotune.json');
-for (const c of suite) {
-  for (const dtype of ['f16', 'bf16']) {
-    for (const layout of ['ndhwc', 'ncdhw']) {
-      const d = problem(c, KINDS[dtype], layout);
-      const bytes = BYTES[dtype];
-      const bufs = [d.xElements, d.wElements, d.yElements].map((n) => {
-        const b = DeviceBuffer.alloc(n * bytes);
-        b.memsetSync(0x3c);
-        return b;
-      });
-      const [x, w, y] = bufs;
-      const runs = {
-        fw: (pl) => () => pl.runFw({ x, w, y }),
-        bwData: (pl) => () => pl.runBwData({ w, dy: y, dx: x }),
-        bwFilter: (pl) => () => pl.runDw({ x, dy: y, dw: w }),
-      };
-      const plans = [
-        ['route', await Conv3dPlan.select(stream, d, undefined, FORCED)],
-        ['cuDNN heuristic', await Conv3dPlan.select(stream, d, undefined, NO_ROUTES)],
-      ];
-      if (autotune && layout === 'ndhwc' && dtype === 'bf16') {
-        const t0 = Date.now();
-        const tuned = await Conv3dPlan.select(
-          stream,
-          d,
-          { algorithm: 'autotune' },
-          {
-            ...NO_ROUTES,
-            passes: ['fw'],
-            autotuneCachePath: cachePath,
-            onProgress: () => {},
-          },
-        );
-        console.log(
-          `TIME ${c.name} ${dtype} ${layout}: cuDNN autotune (fw) took ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-        );
-        plans.push(['cuDNN autotuned', tuned]);
-      }
-      for (const pass of ['fw', 'bwData', 'bwFilter']) {
-        const line = [];
-        for (const [label, pl] of plans) {
-          if (label === 'cuDNN autotuned' && pass !== 'fw') continue;
-          const ms = time(runs[pass](pl));
-          line.push(`${label} ${ms.toFixed(4)} ms [${pl.algorithm(pass).name}]`);
+try {
+  for (const c of suite) {
+    for (const dtype of ['f16', 'bf16']) {
+      for (const layout of ['ndhwc', 'ncdhw']) {
+        const d = problem(c, KINDS[dtype], layout);
+        const bytes = BYTES[dtype];
+        const bufs = [d.xElements, d.wElements, d.yElements].map((n) => {
+          const b = DeviceBuffer.alloc(n * bytes);
+          b.memsetSync(0x3c);
+          return b;
+        });
+        const [x, w, y] = bufs;
+        const runs = {
+          fw: (pl) => () => pl.runFw({ x, w, y }),
+          bwData: (pl) => () => pl.runBwData({ w, dy: y, dx: x }),
+          bwFilter: (pl) => () => pl.runDw({ x, dy: y, dw: w }),
+        };
+        const plans = [
+          ['route', await Conv3dPlan.select(stream, d, undefined, FORCED)],
+          ['cuDNN heuristic', await Conv3dPlan.select(stream, d, undefined, NO_ROUTES)],
+        ];
+        if (autotune && layout === 'ndhwc' && dtype === 'bf16') {
+          const t0 = Date.now();
+          const tuned = await Conv3dPlan.select(
+            stream,
+            d,
+            { algorithm: 'autotune' },
+            {
+              ...NO_ROUTES,
+              passes: ['fw'],
+              autotuneCachePath: cachePath,
+              onProgress: () => {},
+            },
+          );
+          console.log(
+            `TIME ${c.name} ${dtype} ${layout}: cuDNN autotune (fw) took ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+          );
+          plans.push(['cuDNN autotuned', tuned]);
         }
-        console.log(`TIME ${c.name} ${dtype} ${layout} ${pass}: ${line.join('; ')}`);
+        for (const pass of ['fw', 'bwData', 'bwFilter']) {
+          const line = [];
+          try {
+            for (const [label, pl] of plans) {
+              if (label === 'cuDNN autotuned' && pass !== 'fw') continue;
+              const ms = time(runs[pass](pl));
+              line.push(`${label} ${ms.toFixed(4)} ms [${pl.algorithm(pass).name}]`);
+            }
+          } catch (error) {
+            line.push(`threw ${error.message}`);
+          }
+          console.log(`TIME ${c.name} ${dtype} ${layout} ${pass}: ${line.join('; ')}`);
+        }
+        for (const [, pl] of plans) pl.dispose();
+        for (const b of bufs) b.dispose();
       }
-      for (const [, pl] of plans) pl.dispose();
-      for (const b of bufs) b.dispose();
     }
   }
+} catch (error) {
+  report(false, `timing: ${error.message}`);
 }
 
 console.log(`s2d: ${passed} passed, ${failed} failed`);
