@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: consumer info abi driver module layout depthwise budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: consumer info abi driver module layout depthwise s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
 #   SHARD=1/3 bash scripts/device/session.sh suite-shard
@@ -53,6 +53,9 @@ for phase in "$@"; do
     # Time to a plan per selection mode (first, quick tune, bounded and unbounded autotune) and
     # each choice's time per call, on the suite's cuDNN (packages/kernels/scripts/budget-device-check.mjs).
     budget) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run budget 240 $NODE --max-old-space-size=16384 .carry/kernels-budget-device-check.mjs ;;
+    # The space-to-depth routes (patch GEMM, stem): kernels vs emulation, every pass x dtype x
+    # layout forced on vs the f64 reference, and the route vs cuDNN on the suite's two shapes.
+    s2d) run s2d 180 $NODE --max-old-space-size=16384 .carry/kernels-s2d-device-check.mjs ;;
     check-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-919 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-919.json" ${CHECK919_ARGS:-} ;;
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs
@@ -68,6 +71,11 @@ for phase in "$@"; do
     check-via)
       BARACUDA_LAYOUT_DETOUR=always run check-via 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via.json" ${CHECK_VIA_ARGS:-}
       BARACUDA_LAYOUT_DETOUR=always BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-via-919 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-via-919.json" ${CHECK_VIA_ARGS:-} ;;
+    # Every patch embedding and small-cIn stride-2 stem through the space-to-depth routes (the
+    # options' 'always'): the shared suite's rows (videomae-patch, i3d-stem) and the default suites.
+    check-s2d)
+      BARACUDA_PATCH_GEMM=always BARACUDA_STEM_S2D=always run check-s2d-shared 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suite packages/conformance/suites/conv3d-suite.json --no-extras --json "$LOGS/check-s2d-shared.json" ${CHECK_S2D_ARGS:-}
+      BARACUDA_PATCH_GEMM=always BARACUDA_STEM_S2D=always run check-s2d 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-s2d.json" ${CHECK_S2D_ARGS:-} ;;
     # Every stride-1 backward-data as a forward pass on the flipped filter (the option's 'always').
     check-as-fw) BARACUDA_BWDATA_AS_FORWARD=always run check-as-fw 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-as-fw.json" ${CHECK_AS_FW_ARGS:-} ;;
     check-shared) run check-shared 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suite packages/conformance/suites/conv3d-suite.json --no-extras --json "$LOGS/check-shared.json" ${CHECK_ARGS:-} ;;

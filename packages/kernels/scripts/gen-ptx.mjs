@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles our CUDA sources to PTX and writes each as a string constant: cuda/layout.cu to
-// src/layout-ptx.ts (LAYOUT_PTX) and cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX).
+// src/layout-ptx.ts (LAYOUT_PTX), cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX) and
+// cuda/space-to-depth.cu to src/space-to-depth-ptx.ts (SPACE_TO_DEPTH_PTX).
 //
 //   node scripts/gen-ptx.mjs           regenerate
 //   node scripts/gen-ptx.mjs --check   exit 1 when a generated file is not what nvcc makes now
@@ -28,6 +29,12 @@ export const UNITS = [
     target: 'depthwise-ptx.ts',
     name: 'DEPTHWISE',
     what: 'the depthwise convolution kernels',
+  },
+  {
+    source: 'space-to-depth.cu',
+    target: 'space-to-depth-ptx.ts',
+    name: 'SPACE_TO_DEPTH',
+    what: 'the space-to-depth transforms',
   },
 ];
 

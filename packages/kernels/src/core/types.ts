@@ -36,6 +36,8 @@ export interface ResolvedOptions {
   readonly ignoreErrata: readonly string[];
   readonly bwDataAsForward: 'tuned' | 'always' | 'never';
   readonly layoutDetour: 'tuned' | 'always' | 'never';
+  readonly patchGemm: 'tuned' | 'always' | 'never';
+  readonly stemSpaceToDepth: 'tuned' | 'always' | 'never';
   /** Autotune's wall-clock budget per pass, ms; Infinity: none. */
   readonly autotuneBudgetMs: number;
   /** What the heuristic mode does at select: time its first few choices, or take the first. */

@@ -67,6 +67,24 @@ export interface Conv3dPlanOptions {
    * Defaults to `$BARACUDA_HEURISTIC`, else `'quick-tune'`.
    */
   heuristic?: 'quick-tune' | 'first';
+  /**
+   * Patch embedding as a GEMM, where the kernel equals the stride on every axis with no padding,
+   * dilation 1 and groups 1: x folded patch by patch into channels (space-to-depth, our kernel,
+   * into plan-owned scratch) and the 1×1×1 convolution of that with the same filter bytes, a GEMM
+   * cuDNN runs as its own plan (backward-data: the result folded back). `'tuned'` (the default):
+   * autotune times it per pass and takes it when at least 2% faster; heuristic plans do not use
+   * it. `'always'`: every pass it applies to takes it, heuristic or autotuned (tests, or where it
+   * is known to be faster). `'never'`: not used. Not used by pinned plans. Defaults to
+   * `$BARACUDA_PATCH_GEMM`, else `'tuned'`.
+   */
+  patchGemm?: 'tuned' | 'always' | 'never';
+  /**
+   * The stem as a stride-1 convolution: a stride-2 layer on at most 4 input channels (kernel of 3
+   * or more, dilation 1, groups 1) run on x folded 2×2×2 into 8·cIn channels (the padding
+   * materialized as zeros) with the filter rearranged to ceil(k / 2) taps per axis. `'tuned'`,
+   * `'always'` and `'never'` as for `patchGemm`. Defaults to `$BARACUDA_STEM_S2D`, else `'tuned'`.
+   */
+  stemSpaceToDepth?: 'tuned' | 'always' | 'never';
 }
 
 /** The options checked, and their defaults settled, once per select. */
@@ -118,6 +136,8 @@ export function resolveOptions(options: Conv3dPlanOptions | undefined): Resolved
     layoutDetour: detourOption(o.layoutDetour, 'layoutDetour', 'BARACUDA_LAYOUT_DETOUR'),
     autotuneBudgetMs: budgetOption(o.autotuneBudgetMs),
     heuristic: heuristicOption(o.heuristic),
+    patchGemm: detourOption(o.patchGemm, 'patchGemm', 'BARACUDA_PATCH_GEMM'),
+    stemSpaceToDepth: detourOption(o.stemSpaceToDepth, 'stemSpaceToDepth', 'BARACUDA_STEM_S2D'),
   };
 }
 

@@ -17,10 +17,19 @@ export type TunedChoice =
       readonly knobs: readonly (readonly [number, number])[];
       readonly timeMs?: number;
     }
-  | { readonly kind: 'depthwise' | 'bwDataAsForward' | 'layoutDetour'; readonly timeMs?: number };
+  | {
+      readonly kind: 'depthwise' | 'bwDataAsForward' | 'layoutDetour' | 'spaceToDepth';
+      readonly timeMs?: number;
+    };
 
 /** Our own routes' engine indices in the file (cuDNN's indices are ≥ 0). */
-const SENTINELS = { depthwise: -1, bwDataAsForward: -2, layoutDetour: -3 } as const;
+const SENTINELS = {
+  depthwise: -1,
+  bwDataAsForward: -2,
+  layoutDetour: -3,
+  /** The patch-embedding GEMM or the stem, whichever the shape takes (they never both apply). */
+  spaceToDepth: -8,
+} as const;
 
 /**
  * An entry as a choice. An index below zero that names none of our routes (a newer version's)
@@ -29,7 +38,7 @@ const SENTINELS = { depthwise: -1, bwDataAsForward: -2, layoutDetour: -3 } as co
 export function decodeEntry(entry: AutotuneEntry): TunedChoice {
   const { engineIndex, knobs, timeMs } = entry;
   const time = timeMs === undefined ? {} : { timeMs };
-  for (const kind of ['depthwise', 'bwDataAsForward', 'layoutDetour'] as const) {
+  for (const kind of Object.keys(SENTINELS) as (keyof typeof SENTINELS)[]) {
     if (engineIndex === SENTINELS[kind]) return { kind, ...time };
   }
   return { kind: 'engine', engineIndex, knobs, ...time };

@@ -8,8 +8,9 @@
  * installs nothing: the pass is left to the heuristics, as if never tuned, and the warning says
  * so. The default mode's quick tune is quick.ts.
  */
-import { readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
-import type { Conv3dPass } from '../../core/pass.js';
+import { ElementKind } from '@baracuda/types';
+import { autotuneKey, readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
+import { type Conv3dPass, PASSES } from '../../core/pass.js';
 import type { ResolvedOptions } from '../../core/types.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
 import type { GraphExec } from '../../exec/cudnn.js';
@@ -17,6 +18,7 @@ import { engineName, mib } from '../../policy.js';
 import type { TimingEvent } from '../../sys.js';
 import { detourWins } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
+import { makeSpaceToDepth, spaceToDepthRouteFor } from '../space-to-depth-candidate.js';
 import { type TuneBench, tuneBench } from './bench.js';
 import { budgetClock, selectionOf, TuneBudget } from './budget.js';
 import { decodeEntry, entryOf, passKey, type TunedChoice } from './cache-codec.js';
@@ -39,6 +41,12 @@ export function* prepare(
   if (opts.bwDataAsForward === 'always' && algorithm !== 'pinned') {
     const asForward = yield* makeBwDataAsForward(tuner, opts, tunePass);
     if (asForward !== null) tuner.useRoute('bwData', asForward);
+  }
+  if (spaceToDepthRouteFor(tuner, opts)?.option === 'always') {
+    for (const pass of PASSES) {
+      const route = yield* makeSpaceToDepth(tuner, pass, opts, tunePass);
+      if (route !== null) tuner.useRoute(pass, route);
+    }
   }
   if (algorithm === 'autotune') {
     for (const pass of opts.passes) yield* tunePass(tuner, pass, opts);
@@ -116,7 +124,8 @@ export function* tunePass(
   // Not to be used: tuned again, without it.
   if (
     (cached?.kind === 'bwDataAsForward' && opts.bwDataAsForward === 'never') ||
-    (cached?.kind === 'layoutDetour' && opts.layoutDetour === 'never')
+    (cached?.kind === 'layoutDetour' && opts.layoutDetour === 'never') ||
+    (cached?.kind === 'spaceToDepth' && spaceToDepthRouteFor(core, opts) === null)
   ) {
     cached = undefined;
   }

@@ -1,0 +1,333 @@
+#!/usr/bin/env node
+// Device check of the space-to-depth routes (patch embedding as a GEMM, the stem as a stride-1
+// convolution; cuda/space-to-depth.cu → src/space-to-depth-ptx.ts, exec/space-to-depth.ts), run
+// on the GPU machine (bundled by scripts/device/pack.sh; session.sh phase `s2d`):
+//   node s2d-device-check.mjs
+// 1. Our transform kernels against their host emulation, bit for bit: the gather and the inverse
+//    (uncovered positions zeroed, kept, scaled) of patch and stem maps, every element size, both
+//    layouts, on fresh random values, destinations poisoned.
+// 2. Plans with the routes forced on (`patchGemm` / `stemSpaceToDepth: 'always'`): every pass ×
+//    f32/tf32/f16/bf16/f64 × both layouts, on the suite's videomae-patch and i3d-stem (batch cut
+//    for the host reference), held-out patches (2×4×4 Swin-style, 1×8×8, 4×4×4, non-divisible
+//    extents) and stems (5×5×5, odd extents), and shapes where the route must not apply (kernel ≠
+//    stride, padding, groups, dilation, a stem of 8 channels): fresh random inputs, outputs
+//    poisoned (beta 0) or a random prior (alpha 2, beta 0.5), compared by relative L2 at sampled
+//    points (trailing positions included) with the f64 reference, against the conformance
+//    tolerances.
+// 3. Timing (CUDA events, median of 30) of the route against cuDNN's heuristic choice on the
+//    suite's two shapes at full size (f16, bf16, both layouts, every pass), and cuDNN's autotuned
+//    best forward in bf16 NDHWC with its time to plan (S2D_AUTOTUNE=0 leaves that out).
+// Prints one line per case and `s2d: N passed, M failed`; exit code 1 on any failure.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TOLERANCES } from '../../conformance/src/check/tolerances.ts';
+import {
+  conv3dBackwardDataAt,
+  conv3dBackwardFilterAt,
+  conv3dForwardAt,
+} from '../../conformance/src/reference/index.ts';
+import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
+import { ElementKind } from '../../types/dist/index.js';
+import { Conv3dDescriptor } from '../src/descriptor.ts';
+import { Conv3dPlan } from '../src/plan.ts';
+import { InverseMode, patchRoute, stemRoute } from '../src/space-to-depth.ts';
+import { gatherHost, inverseHost } from '../src/space-to-depth-host.ts';
+import { SpaceToDepthKernels } from '../src/space-to-depth-kernels.ts';
+import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
+import { mapCases, planCases, suite } from './s2d-device-shapes.mjs';
+
+const stream = Stream.create();
+const kernels = SpaceToDepthKernels.forDevice(stream.device);
+if (kernels instanceof Error) {
+  console.log(`FAIL: the space-to-depth kernels did not load: ${kernels.message}`);
+  console.log('s2d: 0 passed, 1 failed');
+  process.exit(1);
+}
+let passed = 0;
+let failed = 0;
+function report(ok, line) {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? 'PASS' : 'FAIL'} ${line}`);
+}
+
+let seed = (Date.now() ^ 0x5eed) >>> 0;
+function random() {
+  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+  return seed / 2 ** 32;
+}
+const KINDS = {
+  f32: ElementKind.F32,
+  tf32: ElementKind.F32,
+  f64: ElementKind.F64,
+  f16: ElementKind.F16,
+  bf16: ElementKind.Bf16,
+};
+const storage = (dtype) => (dtype === 'tf32' ? 'f32' : dtype);
+const BYTES = { f32: 4, f64: 8, f16: 2, bf16: 2 };
+
+/** Fresh random values in [-1, 1) as the element's bytes, and their values as rounded. */
+function operand(element, count) {
+  const host = elementArray(element, count);
+  const values = new Float64Array(count);
+  for (let i = 0; i < count; i++) values[i] = storeElement(element, host, i, random() * 2 - 1);
+  return { host, values };
+}
+
+function problem(c, element, layout) {
+  const [pd, ph, pw] = c.pad ?? [0, 0, 0];
+  return Conv3dDescriptor.create({
+    batch: c.n,
+    cIn: c.cIn,
+    cOut: c.cOut,
+    dIn: c.in[0],
+    hIn: c.in[1],
+    wIn: c.in[2],
+    dFilt: c.k[0],
+    hFilt: c.k[1],
+    wFilt: c.k[2],
+    element,
+  })
+    .withPadding(pd, ph, pw)
+    .withStride(...c.stride)
+    .withDilation(...(c.dil ?? [1, 1, 1]))
+    .withGroups(c.groups ?? 1)
+    .withLayout(layout)
+    .validate();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. the kernels against their emulation, bit for bit
+
+for (const dtype of ['f32', 'f64', 'f16', 'bf16']) {
+  for (const layout of ['ncdhw', 'ndhwc']) {
+    for (const c of mapCases) {
+      const d = problem(c, KINDS[dtype], layout);
+      const route = patchRoute(d) ?? stemRoute(d);
+      const transforms = [['x', route.x, d.xElements]];
+      if (route.w !== null) transforms.push(['w', route.w, d.wElements]);
+      for (const [role, t, count] of transforms) {
+        const src = operand(dtype, count).host;
+        const bytes = BYTES[dtype];
+        const a = DeviceBuffer.alloc(count * bytes);
+        const b = DeviceBuffer.alloc(t.elements * bytes);
+        a.uploadSync(src);
+        b.memsetSync(0xff);
+        kernels.gather(stream, a.devicePtr, b.devicePtr, t.gather, bytes);
+        const got = elementArray(dtype, t.elements);
+        stream.synchronizeSync();
+        b.downloadSync(got);
+        const want = gatherHost(src, elementArray(dtype, t.elements), t.gather);
+        const what = `${dtype} ${layout} ${route.kind} ${role} k=${c.k} in=${c.in}`;
+        report(
+          got.every((v, i) => Object.is(v, want[i])),
+          `kernel gather ${what} (${t.elements} elements)`,
+        );
+        // The inverse of a fresh random transformed tensor, over a fresh random prior.
+        for (const [mode, beta] of [
+          [InverseMode.Zero, 0],
+          [InverseMode.Keep, 1],
+          [InverseMode.Scale, 0.3],
+        ]) {
+          const from = operand(dtype, t.elements).host;
+          const prior = operand(dtype, count).host;
+          b.uploadSync(from);
+          a.uploadSync(prior);
+          kernels.inverse(
+            stream,
+            b.devicePtr,
+            a.devicePtr,
+            t.inverse,
+            mode,
+            beta,
+            KINDS[dtype],
+            bytes,
+          );
+          const back = elementArray(dtype, count);
+          stream.synchronizeSync();
+          a.downloadSync(back);
+          const ref = inverseHost(from, prior.slice(), t.inverse, mode, beta, KINDS[dtype]);
+          report(
+            back.every((v, i) => Object.is(v, ref[i])),
+            `kernel inverse mode=${mode} beta=${beta} ${what} (partial ${t.inverse.partial})`,
+          );
+        }
+        a.dispose();
+        b.dispose();
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. plans with the routes forced on, against the f64 reference
+
+const FORCED = {
+  patchGemm: 'always',
+  stemSpaceToDepth: 'always',
+  layoutDetour: 'never',
+  bwDataAsForward: 'never',
+};
+const SAMPLES = { fw: 1500, bwData: 1500, bwFilter: 300 };
+const at = { fw: conv3dForwardAt, bwData: conv3dBackwardDataAt, bwFilter: conv3dBackwardFilterAt };
+
+function sampleIndices(count, n) {
+  const set = new Set();
+  for (let i = 0; i < Math.min(32, count); i++) set.add(i).add(count - 1 - i);
+  while (set.size < Math.min(count, n)) set.add(Math.floor(random() * count));
+  return [...set];
+}
+
+for (const c of planCases) {
+  for (const dtype of ['f32', 'tf32', 'f16', 'bf16', 'f64']) {
+    for (const layout of ['ncdhw', 'ndhwc']) {
+      const el = storage(dtype);
+      const bytes = BYTES[el];
+      const d = problem(c, KINDS[dtype], layout);
+      const p = {
+        n: c.n,
+        cIn: c.cIn,
+        cOut: c.cOut,
+        in: c.in,
+        k: c.k,
+        pad: c.pad ?? [0, 0, 0],
+        stride: c.stride,
+        dil: c.dil ?? [1, 1, 1],
+        groups: c.groups ?? 1,
+        layout,
+      };
+      let plan;
+      try {
+        plan = await Conv3dPlan.select(stream, d, { allowTf32: dtype === 'tf32' }, FORCED);
+      } catch (error) {
+        report(false, `${c.name} ${dtype} ${layout}: select threw ${error.message}`);
+        continue;
+      }
+      const x = operand(el, d.xElements);
+      const w = operand(el, d.wElements);
+      const y = operand(el, d.yElements);
+      const bufs = {
+        x: DeviceBuffer.alloc(d.xElements * bytes),
+        w: DeviceBuffer.alloc(d.wElements * bytes),
+        y: DeviceBuffer.alloc(d.yElements * bytes),
+      };
+      for (const pass of ['fw', 'bwData', 'bwFilter']) {
+        try {
+          const name = plan.algorithm(pass).name;
+          const routed = name.includes('space-to-depth');
+          const out = pass === 'fw' ? 'y' : pass === 'bwData' ? 'x' : 'w';
+          const count = { x: d.xElements, w: d.wElements, y: d.yElements }[out];
+          const idx = sampleIndices(count, SAMPLES[pass]);
+          const ref =
+            pass === 'fw'
+              ? at.fw(p, x.values, w.values, idx)
+              : pass === 'bwData'
+                ? at.bwData(p, y.values, w.values, idx)
+                : at.bwFilter(p, x.values, y.values, idx);
+          const ins = { x, w, y };
+          for (const role of ['x', 'w', 'y'])
+            if (role !== out) bufs[role].uploadSync(ins[role].host);
+          for (const [alpha, beta] of [
+            [1, 0],
+            [2, 0.5],
+          ]) {
+            const prior = beta === 0 ? null : operand(el, count);
+            if (prior === null) bufs[out].memsetSync(0xff);
+            else bufs[out].uploadSync(prior.host);
+            const s = { alpha, beta };
+            if (pass === 'fw') plan.runFw({ x: bufs.x, w: bufs.w, y: bufs.y, ...s });
+            else if (pass === 'bwData') plan.runBwData({ w: bufs.w, dy: bufs.y, dx: bufs.x, ...s });
+            else plan.runDw({ x: bufs.x, dy: bufs.y, dw: bufs.w, ...s });
+            const got = elementArray(el, count);
+            stream.synchronizeSync();
+            bufs[out].downloadSync(got);
+            const gotAt = idx.map((i) => loadElement(el, got, i));
+            const wantAt = idx.map((i, j) => alpha * ref[j] + (prior ? beta * prior.values[i] : 0));
+            const err = relL2(gotAt, wantAt);
+            const tol = TOLERANCES[dtype].relL2;
+            report(
+              err <= tol && routed === c.route,
+              `${c.name} ${dtype} ${layout} ${pass} alpha=${alpha} beta=${beta}: rel L2 ${err.toExponential(2)} (tol ${tol}) ${routed === c.route ? '' : `route ${routed ? 'taken' : 'missing'} `}[${name}]`,
+            );
+          }
+        } catch (error) {
+          report(false, `${c.name} ${dtype} ${layout} ${pass}: threw ${error.message}`);
+        }
+      }
+      for (const b of Object.values(bufs)) b.dispose();
+      plan.dispose();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. timing on the suite's shapes
+
+const time = eventTimer(stream, { warmup: 3, reps: 30 });
+const NO_ROUTES = { ...FORCED, patchGemm: 'never', stemSpaceToDepth: 'never' };
+const autotune = process.env.S2D_AUTOTUNE !== '0';
+const cachePath = join(mkdtempSync(join(tmpdir(), 's2d-')), 'autotune.json');
+try {
+  for (const c of suite) {
+    for (const dtype of ['f16', 'bf16']) {
+      for (const layout of ['ndhwc', 'ncdhw']) {
+        const d = problem(c, KINDS[dtype], layout);
+        const bytes = BYTES[dtype];
+        const bufs = [d.xElements, d.wElements, d.yElements].map((n) => {
+          const b = DeviceBuffer.alloc(n * bytes);
+          b.memsetSync(0x3c);
+          return b;
+        });
+        const [x, w, y] = bufs;
+        const runs = {
+          fw: (pl) => () => pl.runFw({ x, w, y }),
+          bwData: (pl) => () => pl.runBwData({ w, dy: y, dx: x }),
+          bwFilter: (pl) => () => pl.runDw({ x, dy: y, dw: w }),
+        };
+        const plans = [
+          ['route', await Conv3dPlan.select(stream, d, undefined, FORCED)],
+          ['cuDNN heuristic', await Conv3dPlan.select(stream, d, undefined, NO_ROUTES)],
+        ];
+        if (autotune && layout === 'ndhwc' && dtype === 'bf16') {
+          const t0 = Date.now();
+          const tuned = await Conv3dPlan.select(
+            stream,
+            d,
+            { algorithm: 'autotune' },
+            {
+              ...NO_ROUTES,
+              passes: ['fw'],
+              autotuneCachePath: cachePath,
+              onProgress: () => {},
+            },
+          );
+          console.log(
+            `TIME ${c.name} ${dtype} ${layout}: cuDNN autotune (fw) took ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+          );
+          plans.push(['cuDNN autotuned', tuned]);
+        }
+        for (const pass of ['fw', 'bwData', 'bwFilter']) {
+          const line = [];
+          try {
+            for (const [label, pl] of plans) {
+              if (label === 'cuDNN autotuned' && pass !== 'fw') continue;
+              const ms = time(runs[pass](pl));
+              line.push(`${label} ${ms.toFixed(4)} ms [${pl.algorithm(pass).name}]`);
+            }
+          } catch (error) {
+            line.push(`threw ${error.message}`);
+          }
+          console.log(`TIME ${c.name} ${dtype} ${layout} ${pass}: ${line.join('; ')}`);
+        }
+        for (const [, pl] of plans) pl.dispose();
+        for (const b of bufs) b.dispose();
+      }
+    }
+  }
+} catch (error) {
+  report(false, `timing: ${error.message}`);
+}
+
+console.log(`s2d: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

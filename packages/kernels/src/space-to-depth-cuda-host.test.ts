@@ -1,0 +1,261 @@
+/**
+ * cuda/space-to-depth.cu itself, compiled as host C++ (a shim for the CUDA built-ins, our own
+ * stand-ins for the f16/bf16 conversions) and run on the parameters SpaceToDepthKernels packs,
+ * equals the host emulation bit for bit: the index arithmetic of both kernels, the 32-bit fast
+ * path, the grid-stride loop, the uncovered modes. (The real f16/bf16 intrinsics and the GPU
+ * itself are the device check's: scripts/s2d-device-check.mjs.) Skipped where no C++ compiler
+ * is found.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ElementKind, f32ToBf16Bits, f32ToF16Bits } from '@baracuda/types';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Conv3dDescriptor } from './descriptor.js';
+import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
+import { recordingLoader } from './ptx.test-helpers.js';
+import { InverseMode, type OperandTransform, patchRoute, stemRoute } from './space-to-depth.js';
+import { gatherHost, inverseHost } from './space-to-depth-host.js';
+import { SpaceToDepthKernels } from './space-to-depth-kernels.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const SHIM = `
+#include <cstdint>
+#include <cstring>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+struct Dim3 { unsigned x, y, z; };
+static Dim3 blockIdx, blockDim, threadIdx, gridDim;
+static inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
+static inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
+static inline long long __double_as_longlong(double d) { long long v; std::memcpy(&v, &d, 8); return v; }
+static inline double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, 8); return d; }
+`;
+const FP16 = `
+#pragma once
+struct __half { unsigned short b; };
+static inline __half __ushort_as_half(unsigned short v) { return __half{v}; }
+static inline unsigned short __half_as_ushort(__half h) { return h.b; }
+static inline float __half2float(__half h) { _Float16 f; std::memcpy(&f, &h.b, 2); return (float)f; }
+static inline __half __float2half_rn(float x) { _Float16 f = (_Float16)x; __half h; std::memcpy(&h.b, &f, 2); return h; }
+`;
+const BF16 = `
+#pragma once
+struct __nv_bfloat16 { unsigned short b; };
+static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat16{v}; }
+static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.b; }
+static inline float __bfloat162float(__nv_bfloat16 h) { unsigned u = (unsigned)h.b << 16; float f; std::memcpy(&f, &u, 4); return f; }
+static inline __nv_bfloat16 __float2bfloat16_rn(float x) {
+  unsigned u; std::memcpy(&u, &x, 4);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return __nv_bfloat16{(unsigned short)(u >> 16)};
+}
+`;
+/** argv: gather|inverse, element bytes, threads, params.bin, in.bin, out.bin (read, then written). */
+const HARNESS = `
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include "space-to-depth.cu"
+static std::vector<char> slurp(const char* path) {
+  std::FILE* f = std::fopen(path, "rb");
+  std::vector<char> v;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) v.insert(v.end(), buf, buf + n);
+  std::fclose(f);
+  return v;
+}
+template <typename T> static void run(bool gather, unsigned threads, std::vector<char>& p,
+                                      std::vector<char>& in, std::vector<char>& out) {
+  blockDim.x = threads; gridDim.x = 1; blockIdx.x = 0;
+  for (threadIdx.x = 0; threadIdx.x < threads; threadIdx.x++) {
+    if (gather) {
+      GatherMap m; std::memcpy(&m, p.data(), sizeof m);
+      if (sizeof(T) == 2) baracuda_s2d_gather_b16((const unsigned short*)in.data(), (unsigned short*)out.data(), m);
+      if (sizeof(T) == 4) baracuda_s2d_gather_b32((const unsigned*)in.data(), (unsigned*)out.data(), m);
+      if (sizeof(T) == 8) baracuda_s2d_gather_b64((const unsigned long long*)in.data(), (unsigned long long*)out.data(), m);
+    } else {
+      InverseMap m; std::memcpy(&m, p.data(), sizeof m);
+      if (sizeof(T) == 2) baracuda_s2d_inverse_b16((const unsigned short*)in.data(), (unsigned short*)out.data(), m);
+      if (sizeof(T) == 4) baracuda_s2d_inverse_b32((const unsigned*)in.data(), (unsigned*)out.data(), m);
+      if (sizeof(T) == 8) baracuda_s2d_inverse_b64((const unsigned long long*)in.data(), (unsigned long long*)out.data(), m);
+    }
+  }
+}
+int main(int argc, char** argv) {
+  bool gather = argv[1][0] == 'g';
+  int bytes = std::atoi(argv[2]);
+  unsigned threads = (unsigned)std::atoi(argv[3]);
+  std::vector<char> p = slurp(argv[4]), in = slurp(argv[5]), out = slurp(argv[6]);
+  if (bytes == 2) run<unsigned short>(gather, threads, p, in, out);
+  if (bytes == 4) run<unsigned>(gather, threads, p, in, out);
+  if (bytes == 8) run<unsigned long long>(gather, threads, p, in, out);
+  std::FILE* f = std::fopen(argv[6], "wb");
+  std::fwrite(out.data(), 1, out.size(), f);
+  std::fclose(f);
+  return 0;
+}
+`;
+
+/** The C++ compiler, or null where there is none (then the tests skip). */
+function compiler(): string | null {
+  const cxx = process.env.CXX ?? 'c++';
+  try {
+    execFileSync(cxx, ['--version'], { stdio: 'pipe' });
+    return cxx;
+  } catch {
+    return null;
+  }
+}
+
+/** The harness built (a compile error of cuda/space-to-depth.cu fails the tests, never skips). */
+function buildHarness(cxx: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baracuda-s2d-host-'));
+  writeFileSync(join(dir, 'shim.h'), SHIM);
+  writeFileSync(join(dir, 'cuda_fp16.h'), FP16);
+  writeFileSync(join(dir, 'cuda_bf16.h'), BF16);
+  writeFileSync(join(dir, 'harness.cpp'), HARNESS);
+  const exe = join(dir, 'harness');
+  execFileSync(
+    cxx,
+    [
+      '-std=c++17',
+      '-O1',
+      '-Wno-unknown-pragmas',
+      '-include',
+      join(dir, 'shim.h'),
+      `-I${dir}`,
+      `-I${join(root, 'cuda')}`,
+      '-o',
+      exe,
+      join(dir, 'harness.cpp'),
+    ],
+    { stdio: 'pipe' },
+  );
+  return exe;
+}
+
+const cxx = compiler();
+let harness: string | undefined;
+
+const ARRAYS = { 2: Uint16Array, 4: Float32Array, 8: Float64Array } as const;
+const KIND = { 2: ElementKind.Bf16, 4: ElementKind.F32, 8: ElementKind.F64 } as const;
+let seed = 7;
+function random(): number {
+  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+  return seed / 2 ** 32 - 0.5;
+}
+function values(bytes: 2 | 4 | 8, n: number, half: 'f16' | 'bf16' = 'bf16') {
+  const a = new ARRAYS[bytes](n);
+  for (let i = 0; i < n; i++) {
+    const v = random() * 4;
+    a[i] =
+      bytes === 2
+        ? half === 'f16'
+          ? f32ToF16Bits(v)
+          : f32ToBf16Bits(v)
+        : bytes === 4
+          ? Math.fround(v)
+          : v;
+  }
+  return a;
+}
+
+/** The harness on the parameters the loader recorded (pointers stripped); out as it leaves. */
+function runHarness(
+  kind: 'gather' | 'inverse',
+  bytes: 2 | 4 | 8,
+  threads: number,
+  params: Uint8Array,
+  input: ArrayBufferView,
+  output: ArrayBufferView,
+) {
+  const dir = mkdtempSync(join(tmpdir(), 'baracuda-s2d-run-'));
+  const file = (name: string, v: ArrayBufferView) => {
+    writeFileSync(join(dir, name), new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    return join(dir, name);
+  };
+  const out = file('out.bin', output);
+  execFileSync(harness!, [
+    kind,
+    String(bytes),
+    String(threads),
+    file('params.bin', params.subarray(16)),
+    file('in.bin', input),
+    out,
+  ]);
+  const back = readFileSync(out);
+  return new ARRAYS[bytes](back.buffer.slice(back.byteOffset, back.byteOffset + back.byteLength));
+}
+
+function problem(layout: 'ncdhw' | 'ndhwc', k: number[], stride: number[], pad: number[]) {
+  return Conv3dDescriptor.create({
+    batch: 2,
+    cIn: 3,
+    dIn: 7,
+    hIn: 9,
+    wIn: 10,
+    cOut: 4,
+    dFilt: k[0]!,
+    hFilt: k[1]!,
+    wFilt: k[2]!,
+    element: ElementKind.F32,
+  })
+    .withStride(stride[0]!, stride[1]!, stride[2]!)
+    .withPadding(pad[0]!, pad[1]!, pad[2]!)
+    .withLayout(layout);
+}
+
+describe.skipIf(cxx === null)(
+  'cuda/space-to-depth.cu as host C++ equals the emulation (skipped where no C++ compiler is found)',
+  () => {
+    beforeAll(() => {
+      harness = buildHarness(cxx!);
+    }, 120_000);
+    for (const layout of ['ncdhw', 'ndhwc'] as const) {
+      const routes = [
+        ['patch 2×4×4', patchRoute(problem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0]))!],
+        ['stem 5×3×4 pad 2,1,0', stemRoute(problem(layout, [5, 3, 4], [2, 2, 2], [2, 1, 0]))!],
+      ] as const;
+      for (const [name, route] of routes) {
+        it(`${name} ${layout}: every transform, element size and uncovered mode`, () => {
+          const transforms: OperandTransform[] = route.w === null ? [route.x] : [route.x, route.w];
+          for (const t of transforms) {
+            const count = t.inverse.total;
+            for (const bytes of [2, 4, 8] as const) {
+              const { loader, launches } = recordingLoader();
+              SpaceToDepthKernels.resetForTests();
+              const kernels = SpaceToDepthKernels.forDevice(fakeDevice, loader);
+              if (kernels instanceof Error) throw kernels;
+              const src = values(bytes, count);
+              kernels.gather(fakeStream, 0n, 0n, t.gather, bytes);
+              const poison = new ARRAYS[bytes](t.elements).fill(bytes === 2 ? 0xffff : Number.NaN);
+              const got = runHarness('gather', bytes, 7, launches[0]!.params, src, poison);
+              const want = gatherHost(src, new ARRAYS[bytes](t.elements), t.gather);
+              expect(Array.from(got)).toEqual(Array.from(want));
+              for (const [mode, beta] of [
+                [InverseMode.Zero, 0],
+                [InverseMode.Keep, 1],
+                [InverseMode.Scale, 0.3],
+              ] as const) {
+                const from = values(bytes, t.elements);
+                const prior = values(bytes, count);
+                kernels.inverse(fakeStream, 0n, 0n, t.inverse, mode, beta, KIND[bytes], bytes);
+                const back = runHarness('inverse', bytes, 5, launches.at(-1)!.params, from, prior);
+                const ref = inverseHost(from, prior.slice(), t.inverse, mode, beta, KIND[bytes]);
+                expect(Array.from(back), `mode ${mode} ${bytes}-byte`).toEqual(Array.from(ref));
+              }
+            }
+          }
+          SpaceToDepthKernels.resetForTests();
+        });
+      }
+    }
+  },
+);

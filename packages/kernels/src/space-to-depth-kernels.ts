@@ -1,0 +1,133 @@
+/**
+ * The space-to-depth transforms on our own kernels (cuda/space-to-depth.cu, shipped as PTX in
+ * space-to-depth-ptx.ts, compiled by the driver at first use, once per device and process).
+ * @internal
+ */
+import { ElementKind } from '@baracuda/types';
+import { type ModuleLoader, perDevice } from './module-cache.js';
+import type { GatherMap, InverseMap, InverseMode } from './space-to-depth.js';
+import { SPACE_TO_DEPTH_PTX } from './space-to-depth-ptx.js';
+import {
+  type DeviceLike,
+  driver,
+  type KernelFunctionLike,
+  type KernelParamsLike,
+  type StreamLike,
+} from './sys.js';
+
+const BLOCK = 256;
+/** The grid stops here; its threads loop over the rest. */
+const MAX_BLOCKS = 2 ** 20;
+const SIZES = [2, 4, 8] as const;
+/** The inverse's element kind code for its one arithmetic (scaling an uncovered position). */
+const KIND_CODE: Partial<Record<ElementKind, number>> = {
+  [ElementKind.F32]: 0,
+  [ElementKind.F64]: 1,
+  [ElementKind.F16]: 2,
+  [ElementKind.Bf16]: 3,
+};
+
+/** A signed 64-bit field (`long long`) for KernelParams, which packs unsigned ones. */
+function i64(v: number): number | bigint {
+  return v < 0 ? BigInt.asUintN(64, BigInt(v)) : v;
+}
+
+function grid(total: number): [number, number, number] {
+  return [Math.max(1, Math.min(Math.ceil(total / BLOCK), MAX_BLOCKS)), 1, 1];
+}
+
+/** The transform kernels loaded on one device. */
+export class SpaceToDepthKernels {
+  readonly #gather: Record<number, KernelFunctionLike>;
+  readonly #inverse: Record<number, KernelFunctionLike>;
+  /** in, out, then the map struct: 8-byte fields (GatherMap 320 bytes, InverseMap 272). */
+  readonly #params: KernelParamsLike = new driver.KernelParams(16 + 320);
+
+  private constructor(
+    gather: Record<number, KernelFunctionLike>,
+    inverse: Record<number, KernelFunctionLike>,
+  ) {
+    this.#gather = gather;
+    this.#inverse = inverse;
+  }
+
+  /** Enqueue `dst = gather(src)` on `stream` (see {@link GatherMap}). */
+  gather(stream: StreamLike, src: bigint, dst: bigint, map: GatherMap, elementBytes: number): void {
+    if (map.total === 0) return;
+    const p = this.#params.reset().ptr(src).ptr(dst);
+    for (const v of map.dims) p.u64(v);
+    for (const v of map.strides) p.u64(i64(v));
+    for (const v of map.axis) p.u64(i64(v));
+    for (const v of map.mul) p.u64(v);
+    for (const v of map.pad) p.u64(v);
+    for (const v of map.extent) p.u64(v);
+    p.u64(i64(map.base)).u64(map.total);
+    this.#fn(this.#gather, elementBytes).launch(
+      stream,
+      grid(map.total),
+      [BLOCK, 1, 1],
+      0,
+      p.bytes(),
+    );
+  }
+
+  /** Enqueue `dst = inverse(src)` on `stream` (see {@link InverseMap}), uncovered positions per `mode`. */
+  inverse(
+    stream: StreamLike,
+    src: bigint,
+    dst: bigint,
+    map: InverseMap,
+    mode: InverseMode,
+    beta: number,
+    element: ElementKind,
+    elementBytes: number,
+  ): void {
+    if (map.total === 0) return;
+    const p = this.#params.reset().ptr(src).ptr(dst);
+    for (const v of map.dims) p.u64(v);
+    for (const v of map.strides) p.u64(v);
+    for (const v of map.axis) p.u64(i64(v));
+    for (const group of [map.pad, map.block, map.count, map.blockStride, map.phaseStride]) {
+      for (const v of group) p.u64(v);
+    }
+    p.u64(map.total)
+      .u64(mode)
+      .u64(KIND_CODE[element] ?? 0)
+      .f64(beta);
+    this.#fn(this.#inverse, elementBytes).launch(
+      stream,
+      grid(map.total),
+      [BLOCK, 1, 1],
+      0,
+      p.bytes(),
+    );
+  }
+
+  #fn(fns: Record<number, KernelFunctionLike>, elementBytes: number): KernelFunctionLike {
+    const fn = fns[elementBytes];
+    if (fn === undefined)
+      throw new RangeError(`No space-to-depth kernel for ${elementBytes}-byte elements`);
+    return fn;
+  }
+
+  static readonly #perDevice = new Map<number, SpaceToDepthKernels | Error>();
+
+  /**
+   * The kernels on `device`, loaded once per process; the Error when they cannot load there.
+   * `load` is the module loader (tests pass their own).
+   */
+  static forDevice(device: DeviceLike, load?: ModuleLoader): SpaceToDepthKernels | Error {
+    return perDevice(SpaceToDepthKernels.#perDevice, device, SPACE_TO_DEPTH_PTX, load, (module) => {
+      const named = (kind: string) =>
+        Object.fromEntries(
+          SIZES.map((b) => [b, module.getFunction(`baracuda_s2d_${kind}_b${b * 8}`)]),
+        );
+      return new SpaceToDepthKernels(named('gather'), named('inverse'));
+    });
+  }
+
+  /** @internal Forget loaded modules (tests). */
+  static resetForTests(): void {
+    SpaceToDepthKernels.#perDevice.clear();
+  }
+}
