@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles our CUDA sources to PTX and writes each as a string constant: cuda/layout.cu to
-// src/layout-ptx.ts (LAYOUT_PTX) and cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX).
+// src/layout-ptx.ts (LAYOUT_PTX), cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX) and
+// cuda/epilogue.cu to src/epilogue-ptx.ts (EPILOGUE_PTX).
 //
 //   node scripts/gen-ptx.mjs           regenerate
 //   node scripts/gen-ptx.mjs --check   exit 1 when a generated file is not what nvcc makes now
@@ -28,6 +29,12 @@ export const UNITS = [
     target: 'depthwise-ptx.ts',
     name: 'DEPTHWISE',
     what: 'the depthwise convolution kernels',
+  },
+  {
+    source: 'epilogue.cu',
+    target: 'epilogue-ptx.ts',
+    name: 'EPILOGUE',
+    what: 'the epilogue kernels (bias, residual, activation; their backward)',
   },
 ];
 

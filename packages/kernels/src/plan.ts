@@ -13,9 +13,11 @@ import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js'
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo } from './core/types.js';
 import { type Conv3dDescriptor, isConv3dDescriptor } from './descriptor.js';
+import { checkBwEpilogue, checkEpilogueFw } from './epilogue/run-args.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
   type Conv3dBwDataArgs,
+  type Conv3dBwEpilogueArgs,
   type Conv3dDwArgs,
   type Conv3dFwArgs,
   checkStream,
@@ -27,12 +29,14 @@ import { checkRunArgs, type RunTarget } from './run-args.js';
 import { prepare } from './select/autotune/tune.js';
 import type { PlanCore } from './select/core.js';
 import { createCore } from './select/create.js';
+import { EpiloguePlan } from './select/epilogue.js';
 import type { StreamLike } from './sys.js';
 
 export type { Conv3dPass } from './core/pass.js';
 export type { AlgorithmInfo } from './core/types.js';
 export type {
   Conv3dBwDataArgs,
+  Conv3dBwEpilogueArgs,
   Conv3dDwArgs,
   Conv3dFwArgs,
   Conv3dTensorArg,
@@ -56,6 +60,8 @@ export class Conv3dPlan {
   readonly #core: PlanCore;
   /** What the run calls' argument checks need (run-args.ts). */
   readonly #runTarget: RunTarget;
+  /** The epilogue's route and backward pieces (made on first use; the descriptor has an epilogue). */
+  #epilogue: EpiloguePlan | undefined;
 
   static {
     guardReceivers(
@@ -174,6 +180,7 @@ export class Conv3dPlan {
 
   #workspaceBytes(pass: Conv3dPass): number {
     this.#core.checkNotDisposed();
+    if (pass === 'fw' && this.#hasEpilogue()) return this.#epiloguePlan().workspaceBytes();
     return this.#core.executor(pass).workspaceBytes();
   }
 
@@ -183,6 +190,7 @@ export class Conv3dPlan {
     if (!PASSES.includes(pass)) {
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
+    if (pass === 'fw' && this.#hasEpilogue()) return this.#epiloguePlan().info();
     return this.#core.executor(pass).info();
   }
 
@@ -206,9 +214,35 @@ export class Conv3dPlan {
     return kernelSku(this.#core);
   }
 
-  /** Enqueue y = alpha * conv(x, w) + beta * y on the stream; returns without waiting. */
+  /**
+   * Enqueue y = alpha * conv(x, w) + beta * y on the stream (with the descriptor's epilogue:
+   * y = act(alpha * conv(x, w) + beta * y + bias[c] + z)); returns without waiting.
+   */
   runFw(args: Conv3dFwArgs): void {
     this.#run('fw', args);
+  }
+
+  /**
+   * The training backward of the descriptor's epilogue, enqueued: dyPre = dy · act'(·) from `y`
+   * (relu, sigmoid, tanh, clamp) or `preActivation` (leakyRelu, gelu, geluTanh, silu: kept by
+   * passing `preActivation` to `runFw`), then dBias[c] = Σ dyPre over the batch and space (Σ dy
+   * for identity). dyPre is then the gradient that `runBwData` and `runDw` take as `dy` (and the
+   * residual's gradient). Returns without waiting.
+   */
+  runBwEpilogue(args: Conv3dBwEpilogueArgs): void {
+    this.#core.checkNotDisposed();
+    const checked = checkBwEpilogue(args, this.#runTarget);
+    this.#core.checkNotDisposed();
+    this.#epiloguePlan().runBackward(checked);
+  }
+
+  #hasEpilogue(): boolean {
+    return !this.descriptor.epilogue.isNone;
+  }
+
+  #epiloguePlan(): EpiloguePlan {
+    this.#epilogue ??= new EpiloguePlan(this.#core);
+    return this.#epilogue;
   }
 
   /** Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. */
@@ -225,8 +259,16 @@ export class Conv3dPlan {
   #run(pass: Conv3dPass, args: unknown): void {
     this.#core.checkNotDisposed();
     const { px, pw, py, scalars } = checkRunArgs(pass, args, this.#runTarget);
+    const epilogue =
+      pass === 'fw' && this.#hasEpilogue()
+        ? checkEpilogueFw(args as Record<string, unknown>, this.#runTarget)
+        : undefined;
     // A getter of the arguments may have disposed the plan.
     this.#core.checkNotDisposed();
+    if (epilogue !== undefined) {
+      this.#epiloguePlan().runFw({ x: px, w: pw, y: py, ...epilogue }, scalars);
+      return;
+    }
     this.#core.executor(pass).run({ x: px, w: pw, y: py }, scalars);
   }
 
