@@ -3,6 +3,7 @@
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
 # Phases: consumer info abi driver module layout depthwise leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
+#         check-epilogue bench-layer
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
 #   SHARD=1/3 bash scripts/device/session.sh suite-shard
 # writes $OUT/bench-shard-1-of-3.json for `bench merge` (packages/conformance/bench/README.md).
@@ -50,6 +51,8 @@ for phase in "$@"; do
     module) run module 60 $NODE .carry/driver-module-device-check.mjs ;;
     layout) run layout 120 $NODE .carry/kernels-layout-device-check.mjs ;;
     depthwise) run depthwise 180 $NODE .carry/kernels-depthwise-device-check.mjs ;;
+    # The fused epilogue (bias, residual, every activation; runBwEpilogue) against the f64 reference.
+    check-epilogue) run check-epilogue 120 $NODE .carry/kernels-epilogue-device-check.mjs ;;
     check-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-919 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-919.json" ${CHECK919_ARGS:-} ;;
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs
