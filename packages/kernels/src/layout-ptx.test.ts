@@ -26,6 +26,7 @@ describe.skipIf(version !== LAYOUT_PTX_NVCC || version !== DEPTHWISE_PTX_NVCC)(
       expect(out.trim().split('\n')).toEqual([
         'src/layout-ptx.ts is current',
         'src/depthwise-ptx.ts is current',
+        'src/epilogue-ptx.ts is current',
       ]);
     }, 60_000);
   },

@@ -274,6 +274,7 @@ export class Conv3dPlan {
 
   /** Destroy every cuDNN object of the plan, release the shared handle, free the owned workspace. Idempotent. */
   dispose(): void {
+    this.#epilogue?.dispose();
     this.#core.dispose();
   }
 

@@ -64,6 +64,7 @@ function primeKernels(works: boolean) {
 }
 
 beforeEach(() => {
+  delete process.env.FAKE_CUDNN_NO_FUSED;
   launches = [];
   rmSync(log, { force: true });
   primeKernels(true);
@@ -103,7 +104,8 @@ const executes = () => {
 describe.skipIf(fake === null)(
   'the epilogue (fake library; skipped where no C compiler is found)',
   () => {
-    it('heuristic: the graph engine runs the convolution, then our kernel applies bias, z and relu in place', () => {
+    it('heuristic, no fused engine: the graph engine runs the convolution, then our kernel applies bias, z and relu in place', () => {
+      process.env.FAKE_CUDNN_NO_FUSED = '1';
       const plan = Conv3dPlan.selectSync(
         stream,
         layer({ bias: true, residual: true, activation: 'relu' }),
@@ -130,6 +132,50 @@ describe.skipIf(fake === null)(
       // The plain passes are untouched by the epilogue.
       expect(plan.algorithm('bwData').name).not.toContain('epilogue');
       plan.dispose();
+    });
+
+    it('heuristic, fused engine offered: one graph execute, no kernel of ours', () => {
+      const plan = Conv3dPlan.selectSync(
+        stream,
+        layer({ bias: true, residual: true, activation: 'relu' }),
+      );
+      expect(plan.algorithm('fw')).toMatchObject({ path: 'graph', name: 'engine 0 fused' });
+      plan.runFw({ ...operands, bias: slice(0x5000n), z: slice(0x200000n) });
+      expect(executes()).toBe(1);
+      // x, w, y, bias, z in uid order.
+      expect(readFileSync(log, 'utf8').split(' ').slice(0, 5)).toEqual([
+        '1000',
+        '2000',
+        '100000',
+        '5000',
+        '200000',
+      ]);
+      expect(launches).toEqual([]);
+      // beta ≠ 0 and a pre-activation to write take the unfused route.
+      plan.runFw({ ...operands, bias: slice(0x5000n), z: slice(0x200000n), beta: 1 });
+      plan.runFw({
+        ...operands,
+        bias: slice(0x5000n),
+        z: slice(0x200000n),
+        preActivation: slice(0x300000n),
+      });
+      expect(launches.map((l) => l.name)).toEqual([
+        'baracuda_epilogue_apply_f32',
+        'baracuda_epilogue_apply_f32',
+      ]);
+      expect(executes()).toBe(3);
+      plan.dispose();
+    });
+
+    it('leakyRelu and clamp are not fused (our kernel after the convolution)', () => {
+      for (const options of [
+        { activation: 'leakyRelu' },
+        { activation: 'clamp', max: 1 },
+      ] as const) {
+        const plan = Conv3dPlan.selectSync(stream, layer(options));
+        expect(plan.algorithm('fw').name).toBe('engine 0 + baracuda epilogue kernel');
+        plan.dispose();
+      }
     });
 
     it('NDHWC maps channels innermost; leakyRelu passes its slope; preActivation is written too', () => {
@@ -196,10 +242,17 @@ describe.skipIf(fake === null)(
 
     it('an epilogue whose kernels do not load is a typed error, not a crash', () => {
       primeKernels(false);
+      // A fused graph needs none of our kernels.
+      const fused = Conv3dPlan.selectSync(stream, layer({ activation: 'relu' }));
+      expect(fused.algorithm('fw').name).toBe('engine 0 fused');
+      fused.dispose();
+      process.env.FAKE_CUDNN_NO_FUSED = '1';
       const plan = Conv3dPlan.selectSync(stream, layer({ activation: 'relu' }));
       expect(() => plan.algorithm('fw')).toThrow(
         "baracuda's epilogue kernels did not load on fake device (PTX JIT failed); ",
       );
+      expect(() => plan.runFw(operands)).toThrow('cannot run its epilogue unfused');
+      expect(executes()).toBe(0);
       plan.dispose();
     });
 

@@ -25,11 +25,14 @@ export const UNFUSED_SUFFIX = '+ baracuda epilogue kernel';
 export class EpilogueAfterConv {
   readonly #desc: Conv3dDescriptor;
   readonly #conv: () => PassExecutor;
-  readonly #kernels: EpilogueKernels;
+  readonly #kernels: () => EpilogueKernels;
   readonly #map: ChannelMap;
 
-  /** `conv`: the executor of the plain forward pass (asked on each use: the plan caches it). */
-  constructor(desc: Conv3dDescriptor, conv: () => PassExecutor, kernels: EpilogueKernels) {
+  /**
+   * `conv`: the executor of the plain forward pass (asked on each use: the plan caches it);
+   * `kernels`: our kernels on the plan's device (a typed error where they do not load).
+   */
+  constructor(desc: Conv3dDescriptor, conv: () => PassExecutor, kernels: () => EpilogueKernels) {
     this.#desc = desc;
     this.#conv = conv;
     this.#kernels = kernels;
@@ -37,6 +40,7 @@ export class EpilogueAfterConv {
   }
 
   info(): AlgorithmInfo {
+    this.#kernels();
     const inner = this.#conv().info();
     return Object.freeze({ ...inner, name: `${inner.name} ${UNFUSED_SUFFIX}` });
   }
@@ -48,8 +52,9 @@ export class EpilogueAfterConv {
   }
 
   run(ops: EpilogueOperands, scalars: RunScalars): void {
+    const kernels = this.#kernels();
     this.#conv().run(ops, scalars);
-    this.#kernels.apply(scalars.stream, this.#desc.element, this.#desc.epilogue, this.#map, {
+    kernels.apply(scalars.stream, this.#desc.element, this.#desc.epilogue, this.#map, {
       y: ops.y,
       bias: ops.bias,
       z: ops.z,

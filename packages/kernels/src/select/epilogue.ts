@@ -1,48 +1,119 @@
 /**
  * The forward route of a descriptor with an epilogue, and its backward pieces. The route is chosen
- * once, on first use: the convolution on the executor the plain pass gets (select/core.ts) followed
- * by our epilogue kernel (exec/epilogue-kernel.ts); pinned mode, beta ≠ 0 and runs that ask for the
- * pre-activation always take it. The backward pieces (activation gradient, bias gradient) are our
- * kernels.
+ * once, on first use: one fused cuDNN graph (exec/fused-graph.ts) where the epilogue is fusable and
+ * the plain pass would run on cuDNN in the descriptor's own layout, else the convolution on the
+ * executor the plain pass gets (select/core.ts: our depthwise kernels, a layout detour, cuDNN)
+ * followed by our epilogue kernel (exec/epilogue-kernel.ts). Pinned mode always takes the latter;
+ * so do runs with beta ≠ 0 or a pre-activation to write, and problems cuDNN offers no fused engine
+ * for. The backward pieces (activation gradient, bias gradient) are our kernels.
  */
 import { UnsupportedError } from '@baracuda/types';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
 import { channelMap, EpilogueKernels } from '../epilogue/kernels.js';
 import type { CheckedBwEpilogue } from '../epilogue/run-args.js';
+import { fusable, fusedForwardGraph } from '../cudnn/fused-graph.js';
 import { EpilogueAfterConv, type EpilogueOperands } from '../exec/epilogue-kernel.js';
+import type { ExecContext } from '../exec/executor.js';
+import { FUSED_SUFFIX, type FusedExec, FusedForward } from '../exec/fused-graph.js';
+import { C } from '../sys.js';
+import { candidates, finalizeAllowed, graphInfo } from './graph-choice.js';
+
+/**
+ * The fused plan of (alpha, alignment class): the engines the heuristics offer for the fused
+ * graph (mode A, then FALLBACK), the first that the preference allows, finalizes and fits the
+ * workspace limit; null where none does.
+ */
+export function selectFused(ctx: ExecContext, alpha: number, align: number): FusedExec | null {
+  const { graph, parts, uids } = fusedForwardGraph(ctx.scope, ctx.desc, alpha, align);
+  const found = candidates(ctx, graph, [C.CUDNN_HEUR_MODE_A, C.CUDNN_HEUR_MODE_FALLBACK]);
+  let chosen: ReturnType<typeof finalizeAllowed> = null;
+  for (const c of found) {
+    if (chosen === null) {
+      chosen = finalizeAllowed(ctx, c);
+      if (chosen !== null) continue; // its engine config stays alive with the plan
+    }
+    ctx.scope.destroyBackend(c.cfg);
+  }
+  if (chosen === null) {
+    for (const p of parts) ctx.scope.destroyBackend(p);
+    return null;
+  }
+  const info = graphInfo(ctx, chosen.c, chosen.workspaceBytes);
+  return {
+    plan: chosen.plan,
+    workspaceBytes: chosen.workspaceBytes,
+    info: Object.freeze({ ...info, name: `${info.name} ${FUSED_SUFFIX}` }),
+    uids,
+  };
+}
 import type { PlanCore } from './core.js';
 
 /** @internal A plan's epilogue: its forward route and backward pieces. */
 export class EpiloguePlan {
   readonly #core: PlanCore;
-  readonly #kernels: EpilogueKernels;
   readonly #unfused: EpilogueAfterConv;
+  /** The fused graph route, decided on first use (null: unfused only). */
+  #fused: FusedForward | null | undefined;
 
   constructor(core: PlanCore) {
     this.#core = core;
-    const { device, problem } = core.ctx;
+    this.#unfused = new EpilogueAfterConv(
+      core.ctx.desc,
+      () => core.executor('fw'),
+      () => this.#kernels(),
+    );
+  }
+
+  /** Our kernels on the plan's device; a typed error where they do not load (a fused graph needs none). */
+  #kernels(): EpilogueKernels {
+    const { device, problem } = this.#core.ctx;
     const kernels = EpilogueKernels.forDevice(device);
     if (kernels instanceof Error) {
       throw new UnsupportedError(
-        `baracuda's epilogue kernels did not load on ${device.name} (${kernels.message}); ${problem} cannot run its epilogue`,
+        `baracuda's epilogue kernels did not load on ${device.name} (${kernels.message}); ${problem} cannot run its epilogue unfused`,
         { cause: kernels },
       );
     }
-    this.#kernels = kernels;
-    this.#unfused = new EpilogueAfterConv(core.ctx.desc, () => core.executor('fw'), kernels);
+    return kernels;
+  }
+
+  /**
+   * The route: fused where the epilogue is fusable, not pinned, and the plain pass would take cuDNN
+   * in this layout (not our depthwise kernels, not a detour an erratum or autotune put in place).
+   */
+  #route(): FusedForward | EpilogueAfterConv {
+    if (this.#fused === undefined) {
+      const core = this.#core;
+      const onCudnn =
+        core.depthwise('fw') === null &&
+        core.installed('fw') === undefined &&
+        core.everyPassDetour === undefined;
+      const allowed =
+        core.ctx.preference.algorithm !== 'pinned' && fusable(core.ctx.desc) && onCudnn;
+      const ctx = core.ctx;
+      this.#fused = allowed
+        ? new FusedForward(ctx, this.#unfused, (alpha, align) => selectFused(ctx, alpha, align))
+        : null;
+    }
+    return this.#fused ?? this.#unfused;
   }
 
   /** What the forward pass runs as (algorithm('fw')). */
   info(): AlgorithmInfo {
-    return this.#unfused.info();
+    return this.#route().info();
   }
   workspaceBytes(): number {
-    return this.#unfused.workspaceBytes();
+    return this.#route().workspaceBytes();
   }
 
   /** Enqueue the forward pass with its epilogue. */
   runFw(ops: EpilogueOperands, scalars: RunScalars): void {
-    this.#unfused.run(ops, scalars);
+    this.#route().run(ops, scalars);
+  }
+
+  /** Free the fused route's variant packs. */
+  dispose(): void {
+    this.#fused?.dispose();
   }
 
   /** Enqueue dyPre = dy · act'(saved), then dBias = Σ dyPre (dy for identity) per channel. */
@@ -50,9 +121,10 @@ export class EpiloguePlan {
     const d = this.#core.ctx.desc;
     const e = d.epilogue;
     const map = channelMap(d.yShape, d.layout);
+    const kernels = this.#kernels();
     let grad = args.dy;
     if (args.dyPre !== 0n) {
-      this.#kernels.actGrad(args.stream, d.element, e, map.total, {
+      kernels.actGrad(args.stream, d.element, e, map.total, {
         dy: args.dy,
         saved: args.saved,
         dyPre: args.dyPre,
@@ -60,7 +132,7 @@ export class EpiloguePlan {
       grad = args.dyPre;
     }
     if (args.dBias !== 0n) {
-      this.#kernels.biasGrad(args.stream, d.element, map, { dy: grad, dBias: args.dBias });
+      kernels.biasGrad(args.stream, d.element, map, { dy: grad, dBias: args.dBias });
     }
   }
 }
