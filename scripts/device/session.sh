@@ -53,6 +53,8 @@ for phase in "$@"; do
     depthwise) run depthwise 180 $NODE .carry/kernels-depthwise-device-check.mjs ;;
     # The fused epilogue (bias, residual, every activation; runBwEpilogue) against the f64 reference.
     check-epilogue) run check-epilogue 120 $NODE .carry/kernels-epilogue-device-check.mjs ;;
+    # Conv + bias + ReLU forward, ours against PyTorch eager, in turns (scripts/device/bench-layer.sh).
+    bench-layer) run bench-layer 150 env NODE=$NODE bash scripts/device/bench-layer.sh "$LOGS" ;;
     check-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-919 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-919.json" ${CHECK919_ARGS:-} ;;
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs
