@@ -1,4 +1,10 @@
 #!/usr/bin/env node
+import {
+  activate,
+  conv3dForward,
+  epilogueBackward,
+  epilogueForward,
+} from '../../conformance/src/reference/index.ts';
 // Device check of the fused epilogue (Conv3dDescriptor.withEpilogue, Conv3dPlan.runFw with bias
 // and z, runBwEpilogue), run on the GPU machine (bundled by scripts/device/pack.sh; session.sh
 // phase `check-epilogue`):
@@ -13,12 +19,6 @@
 // convolution against the convolution with bias + ReLU. One line per case, then
 // `epilogue: N passed, M failed`; exit code 1 on any failure.
 import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
-import {
-  activate,
-  conv3dForward,
-  epilogueBackward,
-  epilogueForward,
-} from '../../conformance/src/reference/index.ts';
 import { Conv3dDescriptor, Conv3dPlan } from '../dist/index.js';
 import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
 

@@ -4,8 +4,8 @@
  */
 import { describeValue, InvalidArgumentError, InvalidProblemError } from '@baracuda/types';
 import type { Conv3dLayout, Conv3dProblem } from './descriptor.js';
-import type { Epilogue } from './epilogue/epilogue.js';
 import { checkedProduct, convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
+import type { Epilogue } from './epilogue/epilogue.js';
 
 /** @internal Every field of a descriptor. */
 export interface Fields extends Conv3dProblem {

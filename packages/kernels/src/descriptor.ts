@@ -8,8 +8,8 @@ import {
 import { elementInfo } from './compat.js';
 import { convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
 import { type Derived, deriveProblem, type Fields } from './descriptor-validate.js';
-import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import { Epilogue, type EpilogueOptions } from './epilogue/epilogue.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import { guardReceivers } from './receivers.js';
 
 export { convOutputExtent, INT32_MAX, stridesFor };

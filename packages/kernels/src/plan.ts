@@ -30,7 +30,7 @@ import { prepare } from './select/autotune/tune.js';
 import type { PlanCore } from './select/core.js';
 import { createCore } from './select/create.js';
 import { EpiloguePlan } from './select/epilogue.js';
-import type { StreamLike } from './sys.js';
+import type { StreamLike, TimingEvent } from './sys.js';
 
 export type { Conv3dPass } from './core/pass.js';
 export type { AlgorithmInfo } from './core/types.js';
@@ -99,11 +99,12 @@ export class Conv3dPlan {
     try {
       const plan = Conv3dPlan.#create(stream, desc, preference, options);
       try {
-        const gen = prepare(plan.#core, resolveOptions(options));
-        let step = gen.next();
-        while (!step.done) {
-          await step.value.synchronize();
-          step = gen.next();
+        for (const gen of plan.#tuning(resolveOptions(options))) {
+          let step = gen.next();
+          while (!step.done) {
+            await step.value.synchronize();
+            step = gen.next();
+          }
         }
       } catch (error) {
         plan.dispose();
@@ -130,17 +131,25 @@ export class Conv3dPlan {
   ): Conv3dPlan {
     const plan = Conv3dPlan.#create(stream, desc, preference, options);
     try {
-      const gen = prepare(plan.#core, resolveOptions(options));
-      let step = gen.next();
-      while (!step.done) {
-        step.value.synchronizeSync();
-        step = gen.next();
+      for (const gen of plan.#tuning(resolveOptions(options))) {
+        let step = gen.next();
+        while (!step.done) {
+          step.value.synchronizeSync();
+          step = gen.next();
+        }
       }
     } catch (error) {
       plan.dispose();
       throw error;
     }
     return plan;
+  }
+
+  /** What select runs before it returns: autotune's passes, then its epilogue route (fused or not). */
+  *#tuning(opts: ReturnType<typeof resolveOptions>): Generator<Generator<TimingEvent, void, void>> {
+    yield prepare(this.#core, opts);
+    const tunesFw = this.preference.algorithm === 'autotune' && opts.passes.includes('fw');
+    if (tunesFw && this.#hasEpilogue()) yield this.#epiloguePlan().tune();
   }
 
   static #create(

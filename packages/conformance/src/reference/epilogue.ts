@@ -71,7 +71,7 @@ export function activate(spec: ActivationSpec, v: number): number {
     case 'identity':
       return v;
     case 'relu':
-      return v > 0 ? v : 0;
+      return Math.max(v, 0);
     case 'leakyRelu':
       return v > 0 ? v : v * (spec.slope ?? 0.01);
     case 'gelu':

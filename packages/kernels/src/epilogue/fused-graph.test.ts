@@ -5,10 +5,10 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { C } from '../sys.js';
 import { Conv3dDescriptor } from '../descriptor.js';
 import { fakeStream as stream, useFakeCudnn } from '../fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from '../plan.js';
+import { C } from '../sys.js';
 import { startTrace, stopTrace } from '../trace-recorder.test-helpers.js';
 import type { EpilogueOptions } from './epilogue.js';
 

@@ -7,7 +7,7 @@
 import type { Operands } from '../core/pass.js';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
 import type { Conv3dDescriptor } from '../descriptor.js';
-import { channelMap, type ChannelMap, type EpilogueKernels } from '../epilogue/kernels.js';
+import { type ChannelMap, channelMap, type EpilogueKernels } from '../epilogue/kernels.js';
 import type { PassExecutor } from './executor.js';
 
 /** The forward operands of an epilogue run: 0n for an absent bias, residual or pre-activation. */

@@ -9,13 +9,16 @@
  */
 import { UnsupportedError } from '@baracuda/types';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
+import { fusable, fusedForwardGraph } from '../cudnn/fused-graph.js';
 import { channelMap, EpilogueKernels } from '../epilogue/kernels.js';
 import type { CheckedBwEpilogue } from '../epilogue/run-args.js';
-import { fusable, fusedForwardGraph } from '../cudnn/fused-graph.js';
 import { EpilogueAfterConv, type EpilogueOperands } from '../exec/epilogue-kernel.js';
 import type { ExecContext } from '../exec/executor.js';
 import { FUSED_SUFFIX, type FusedExec, FusedForward } from '../exec/fused-graph.js';
-import { C } from '../sys.js';
+import { C, driver, type OwnedBuffer, type TimingEvent } from '../sys.js';
+import { randomScratchBytes } from '../tuning.js';
+import { tuneBench } from './autotune/bench.js';
+import { TUNE_ROUNDS, timeAsFinalist } from './autotune/timing.js';
 import { candidates, finalizeAllowed, graphInfo } from './graph-choice.js';
 
 /**
@@ -46,6 +49,7 @@ export function selectFused(ctx: ExecContext, alpha: number, align: number): Fus
     uids,
   };
 }
+
 import type { PlanCore } from './core.js';
 
 /** @internal A plan's epilogue: its forward route and backward pieces. */
@@ -110,6 +114,52 @@ export class EpiloguePlan {
   runFw(ops: EpilogueOperands, scalars: RunScalars): void {
     this.#route().run(ops, scalars);
   }
+
+  /**
+   * Autotune's choice between the fused graph and the unfused route (the tuned convolution and our
+   * kernel): both timed on the bench's operand sets (bias and z random), the faster kept. Nothing
+   * to time where the fused route does not apply or no fused engine is offered. Not cached: every
+   * autotune select times it again (the autotune cache holds the convolution's choice).
+   */
+  *tune(): Generator<TimingEvent, void, void> {
+    const route = this.#route();
+    if (!(route instanceof FusedForward) || route.choice(1, 16) === null) return;
+    const ctx = this.#core.ctx;
+    const d = ctx.desc;
+    const bench = tuneBench(ctx);
+    const owned: OwnedBuffer[] = [];
+    try {
+      const scratch = (elements: number) => {
+        const b = driver.DeviceBuffer.alloc(elements * d.elementBytes, {
+          device: ctx.device,
+          stream: ctx.stream,
+        });
+        owned.push(b);
+        b.uploadSync(randomScratchBytes(d.element, elements));
+        return b.devicePtr;
+      };
+      const bias = d.epilogue.bias ? scratch(d.cOut) : 0n;
+      const z = d.epilogue.residual ? scratch(d.yElements) : 0n;
+      const scalars: RunScalars = { alpha: 1, beta: 0, stream: bench.stream, userWs: null };
+      const timer = (r: FusedForward | EpilogueAfterConv) => (set: number) => {
+        r.run({ ...bench.sets[set]!, bias, z, pre: 0n }, scalars);
+        return true;
+      };
+      const fusedMs = yield* timeAsFinalist(bench, timer(route), TUNE_ROUNDS);
+      const unfusedMs = yield* timeAsFinalist(bench, timer(this.#unfused), TUNE_ROUNDS);
+      this.tuned = { fusedMs, unfusedMs };
+      if (unfusedMs < fusedMs) {
+        route.dispose();
+        this.#fused = null;
+      }
+    } finally {
+      for (const b of owned) b.dispose();
+      bench.dispose();
+    }
+  }
+
+  /** What {@link tune} measured (ms per run), if it ran. */
+  tuned: { readonly fusedMs: number; readonly unfusedMs: number } | undefined;
 
   /** Free the fused route's variant packs. */
   dispose(): void {
