@@ -26,6 +26,7 @@ const quick = process.argv.includes('--quick');
 const stream = Stream.create();
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 
 const ELEMENTS = {
   f32: { bytes: 4, tol: 1e-5 },
@@ -115,7 +116,22 @@ async function forwardRow(p, pi, element, layout, mode, act, bias, residual, alp
   };
   let plan;
   try {
-    plan = await Conv3dPlan.select(stream, desc, { algorithm: mode }, { passes: ['fw'] });
+    try {
+      plan = await Conv3dPlan.select(stream, desc, { algorithm: mode }, { passes: ['fw'] });
+    } catch (error) {
+      // Pinned mode refuses the problems of an erratum (f16/bf16 NCDHW on cuDNN 9.8-9.14): a
+      // refusal of select is no result of the epilogue's, so it is counted apart, never passed.
+      if (
+        mode === 'pinned' &&
+        error?.code === 'BARACUDA_UNSUPPORTED' &&
+        /erratum/i.test(error.message)
+      ) {
+        skipped++;
+        console.log(`SKIP ${what}: ${error.message.split('\n')[0]}`);
+        return;
+      }
+      throw error;
+    }
     const x = random(element, desc.xElements);
     const w = random(element, desc.wElements);
     const b = random(element, desc.cOut);
@@ -190,7 +206,10 @@ async function backwardRow(element, layout, act) {
       dBias,
     });
     await stream.synchronize();
-    const want = epilogueBackward(problemOf(p, layout), dy.values, preT.values, act);
+    // From the output as stored (rounded) where the kernel reads the output: the function tested.
+    const fromOutput = input === 'output';
+    const saved = fromOutput ? outT.values : preT.values;
+    const want = epilogueBackward(problemOf(p, layout), dy.values, saved, act, fromOutput);
     const tol = ELEMENTS[element].tol;
     const gradErr = dyPre ? relL2(download(element, dyPre, count), want.dyPre) : 0;
     const biasErr = relL2(download(element, dBias, desc.cOut), want.dBias);
@@ -262,5 +281,6 @@ console.log(`checks took ${((performance.now() - started) / 1000).toFixed(1)} s`
   }
 }
 
+if (skipped > 0) console.log(`${skipped} rows refused by an erratum in pinned mode (not counted)`);
 console.log(`epilogue: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -4,6 +4,7 @@ import {
   type ActivationSpec,
   activate,
   activationDerivative,
+  activationDerivativeFromOutput,
   type EpilogueActivationName,
   epilogueBackward,
   epilogueForward,
@@ -55,6 +56,22 @@ describe('the epilogue reference', () => {
       expect(activationDerivative(spec, v)).toBeCloseTo(slope, 6);
     }
   });
+
+  it.each(['relu', 'sigmoid', 'tanh', 'clamp'] as const)(
+    '%s: the derivative from the output is the derivative at the input',
+    (activation) => {
+      const spec: ActivationSpec = { activation, min: -0.5, max: 0.7 };
+      for (const v of [-2.3, -0.9, -0.31, 0.13, 0.42, 1.7]) {
+        expect(activationDerivativeFromOutput(spec, activate(spec, v))).toBeCloseTo(
+          activationDerivative(spec, v),
+          14,
+        );
+      }
+      expect(() => activationDerivativeFromOutput({ activation: 'gelu' }, 0)).toThrow(
+        "Expected 'relu', 'sigmoid', 'tanh' or 'clamp' (a derivative from the output) for activation but received \"gelu\" of type string",
+      );
+    },
+  );
 
   it('gives the textbook values', () => {
     expect(activate({ activation: 'relu' }, -1)).toBe(0);

@@ -128,6 +128,32 @@ export function activationDerivative(spec: ActivationSpec, v: number): number {
   }
 }
 
+/** The activations whose derivative follows from the output alone. */
+export const FROM_OUTPUT: readonly EpilogueActivationName[] = ['relu', 'sigmoid', 'tanh', 'clamp'];
+
+/**
+ * act' as a function of the output y = act(v), for relu, sigmoid, tanh and clamp: what a backward
+ * that keeps only the output computes (0 at relu's and clamp's kinks).
+ */
+export function activationDerivativeFromOutput(spec: ActivationSpec, y: number): number {
+  switch (spec.activation) {
+    case 'relu':
+      return y > 0 ? 1 : 0;
+    case 'sigmoid':
+      return y * (1 - y);
+    case 'tanh':
+      return 1 - y * y;
+    case 'clamp':
+      return y > (spec.min ?? Number.NEGATIVE_INFINITY) && y < (spec.max ?? Infinity) ? 1 : 0;
+    default:
+      throw new InvalidArgumentError(
+        'activation',
+        "'relu', 'sigmoid', 'tanh' or 'clamp' (a derivative from the output)",
+        spec.activation,
+      );
+  }
+}
+
 /** The channel of each element of y: (i / inner) % cOut. */
 function channelOf(p: ConvProblem): { count: number; inner: number } {
   const [d, h, w] = outputDims(p);
@@ -166,12 +192,16 @@ export function epilogueForward(
   return { y, pre };
 }
 
-/** dyPre = dy · act'(pre), dBias[c] = Σ dyPre over the elements of channel c. */
+/**
+ * dyPre = dy · act'(pre), dBias[c] = Σ dyPre over the elements of channel c. With `fromOutput`,
+ * `pre` holds the output instead and act' is {@link activationDerivativeFromOutput}.
+ */
 export function epilogueBackward(
   p: ConvProblem,
   dy: Float64Array,
   pre: Float64Array,
   spec: ActivationSpec,
+  fromOutput = false,
 ): { dyPre: Float64Array; dBias: Float64Array } {
   const { count, inner } = channelOf(p);
   expectLength(dy, 'dy', count);
@@ -179,7 +209,10 @@ export function epilogueBackward(
   const dyPre = new Float64Array(count);
   const dBias = new Float64Array(p.cOut);
   for (let i = 0; i < count; i++) {
-    const g = dy[i]! * activationDerivative(spec, pre[i]!);
+    const s = pre[i]!;
+    const g =
+      dy[i]! *
+      (fromOutput ? activationDerivativeFromOutput(spec, s) : activationDerivative(spec, s));
     dyPre[i] = g;
     dBias[Math.floor(i / inner) % p.cOut]! += g;
   }
