@@ -124,7 +124,7 @@ async function forwardRow(p, pi, element, layout, mode, act, bias, residual, alp
       if (
         mode === 'pinned' &&
         error?.code === 'BARACUDA_UNSUPPORTED' &&
-        /erratum/i.test(error.message)
+        /ignoreErrata/.test(error.message)
       ) {
         skipped++;
         console.log(`SKIP ${what}: ${error.message.split('\n')[0]}`);
