@@ -12,9 +12,23 @@ import { C } from '../sys.js';
 import { startTrace, stopTrace } from '../trace-recorder.test-helpers.js';
 import type { EpilogueOptions } from './epilogue.js';
 
+/** When set, finalizing a pointwise descriptor fails (a cuDNN without the mode, say). */
+const refuse = vi.hoisted(() => ({ pointwise: false }));
+
 vi.mock('@baracuda/cudnn-sys', async (importOriginal) => {
   const { recordCudnn } = await import('../trace-recorder.test-helpers.js');
-  return recordCudnn(await importOriginal());
+  const real = recordCudnn(await importOriginal()) as Record<string, (...a: unknown[]) => unknown>;
+  const pointwise = new WeakSet<object>();
+  return {
+    ...real,
+    cudnnBackendCreateDescriptor: (type: unknown) => {
+      const r = real.cudnnBackendCreateDescriptor!(type) as { descriptor?: object };
+      if (type === 0 && r.descriptor) pointwise.add(r.descriptor);
+      return r;
+    },
+    cudnnBackendFinalize: (d: object) =>
+      refuse.pointwise && pointwise.has(d) ? 3000 : real.cudnnBackendFinalize!(d),
+  };
 });
 
 const fake = useFakeCudnn();
@@ -82,6 +96,28 @@ describe.skipIf(fake === null)('the fused forward graph (fake library)', () => {
     // The variant pack binds uids 1-5 (x, w, y, bias, z) once a run comes (none here).
     expect(text).not.toContain('i64[1,2,3,4,5]');
     plan.dispose();
+  });
+
+  it('a cuDNN that refuses a pointwise node takes the unfused route, leaking nothing', () => {
+    refuse.pointwise = true;
+    try {
+      const plan = Conv3dPlan.selectSync(stream, layer({ bias: true, activation: 'relu' }));
+      const lines = startTrace();
+      // The unfused route's own error (no CUDA driver here for our kernel): the fused graph was
+      // given up, not reported as a failure of the plan.
+      expect(() => plan.algorithm('fw')).toThrow(
+        "baracuda's epilogue kernels did not load on fake device",
+      );
+      // Its descriptors were all destroyed, and no heuristics were asked of a broken graph.
+      expect(lines.some((l) => l.includes(`, ${C.CUDNN_ATTR_POINTWISE_MODE}, `))).toBe(true);
+      expect(lines.some((l) => l.includes(`, ${C.CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH}, `))).toBe(
+        false,
+      );
+      plan.dispose();
+      expect(stopTrace()).toEqual([]);
+    } finally {
+      refuse.pointwise = false;
+    }
   });
 
   it('bias + relu: one ADD and RELU_FWD; identity with a bias: one ADD into y', () => {

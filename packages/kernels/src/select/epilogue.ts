@@ -7,7 +7,7 @@
  * so do runs with beta ≠ 0 or a pre-activation to write, and problems cuDNN offers no fused engine
  * for. The backward pieces (activation gradient, bias gradient) are our kernels.
  */
-import { UnsupportedError } from '@baracuda/types';
+import { CudnnError, UnsupportedError } from '@baracuda/types';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
 import { fusable, fusedForwardGraph } from '../cudnn/fused-graph.js';
 import { channelMap, EpilogueKernels } from '../epilogue/kernels.js';
@@ -27,7 +27,16 @@ import { candidates, finalizeAllowed, graphInfo } from './graph-choice.js';
  * workspace limit; null where none does.
  */
 export function selectFused(ctx: ExecContext, alpha: number, align: number): FusedExec | null {
-  const { graph, parts, uids } = fusedForwardGraph(ctx.scope, ctx.desc, alpha, align);
+  let built: ReturnType<typeof fusedForwardGraph>;
+  try {
+    built = fusedForwardGraph(ctx.scope, ctx.desc, alpha, align);
+  } catch (error) {
+    // A cuDNN that refuses a node of the graph (a pointwise mode or attribute it lacks) has no
+    // fused engine for it: the unfused route runs, as where the heuristics offer none.
+    if (CudnnError.isInstance(error)) return null;
+    throw error;
+  }
+  const { graph, parts, uids } = built;
   const found = candidates(ctx, graph, [C.CUDNN_HEUR_MODE_A, C.CUDNN_HEUR_MODE_FALLBACK]);
   let chosen: ReturnType<typeof finalizeAllowed> = null;
   for (const c of found) {
