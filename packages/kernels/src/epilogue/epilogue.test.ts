@@ -2,7 +2,7 @@
 import { ElementKind, InvalidArgumentError, InvalidProblemError } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from '../descriptor.js';
-import { ACTIVATION_CODE, Epilogue } from './epilogue.js';
+import { ACTIVATION_CODE, Epilogue, skuEpilogue } from './epilogue.js';
 import { ACTIVATIONS } from './validate.js';
 
 const desc = () =>
@@ -177,6 +177,29 @@ describe('Epilogue.create', () => {
       'output',
       'output',
       'output',
+    ]);
+  });
+
+  it('names itself in a kernel SKU where the vocabulary has a name', () => {
+    const sku = (o: object) => skuEpilogue(Epilogue.create(o));
+    expect([
+      sku({}),
+      sku({ bias: true }),
+      sku({ bias: true, activation: 'relu' }),
+      sku({ bias: true, activation: 'gelu' }),
+      sku({ bias: true, activation: 'silu' }),
+      sku({ bias: true, activation: 'tanh' }),
+      sku({ activation: 'relu' }),
+      sku({ bias: true, residual: true, activation: 'relu' }),
+    ]).toEqual([
+      'identity',
+      'bias',
+      'bias_relu',
+      'bias_gelu',
+      'bias_silu',
+      undefined,
+      undefined,
+      undefined,
     ]);
   });
 

@@ -3,6 +3,7 @@
  * bias[c] + z). An immutable value that a descriptor carries (`withEpilogue`); the transposed
  * convolution's descriptor can carry the same value.
  */
+import { EpilogueKind } from '@baracuda/types';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from '../factory.js';
 import {
   type EpilogueActivation,
@@ -97,4 +98,21 @@ export class Epilogue {
   toString(): string {
     return this.describe();
   }
+}
+
+/**
+ * The epilogue as a kernel SKU names it (`KernelSku.epilogue`): identity, bias, bias_relu,
+ * bias_gelu or bias_silu; undefined for the combinations the SKU vocabulary has no name for (a
+ * residual, another activation, an activation without a bias).
+ */
+export function skuEpilogue(e: Epilogue): EpilogueKind | undefined {
+  if (e.isNone) return EpilogueKind.Identity;
+  if (!e.bias || e.residual) return undefined;
+  const kinds: Partial<Record<EpilogueActivation, EpilogueKind>> = {
+    identity: EpilogueKind.Bias,
+    relu: EpilogueKind.BiasRelu,
+    gelu: EpilogueKind.BiasGelu,
+    silu: EpilogueKind.BiasSilu,
+  };
+  return kinds[e.activation];
 }

@@ -140,6 +140,7 @@ describe.skipIf(fake === null)(
         layer({ bias: true, residual: true, activation: 'relu' }),
       );
       expect(plan.algorithm('fw')).toMatchObject({ path: 'graph', name: 'engine 0 fused' });
+      expect(plan.sku().epilogue).toBeUndefined(); // bias + z + relu: no SKU name
       plan.runFw({ ...operands, bias: slice(0x5000n), z: slice(0x200000n) });
       expect(executes()).toBe(1);
       // x, w, y, bias, z in uid order.
@@ -188,6 +189,7 @@ describe.skipIf(fake === null)(
       expect([16, 24, 40, 48].map((o) => u64(l, o))).toEqual([0n, 0x300000n, 8n, 1n]);
       expect(l.params.getInt32(56, true)).toBe(2);
       expect(l.params.getFloat64(64, true)).toBe(0.25);
+      expect(plan.sku().epilogue).toBeUndefined();
       plan.dispose();
     });
 
@@ -284,6 +286,7 @@ describe.skipIf(fake === null)(
         2n,
       ]);
       expect(bias.grid).toEqual([8, 1, 1]);
+      expect(plan.sku().epilogue).toBe('bias_relu');
       plan.dispose();
     });
 
