@@ -66,6 +66,11 @@ describe('Epilogue.create', () => {
       `Expected one of 'identity', 'relu', 'leakyRelu', 'gelu', 'geluTanh', 'silu', 'sigmoid', 'tanh', 'clamp' for epilogue.activation but received "swish" of type string`,
     ],
     [
+      { activation: null },
+      InvalidArgumentError,
+      `Expected one of 'identity', 'relu', 'leakyRelu', 'gelu', 'geluTanh', 'silu', 'sigmoid', 'tanh', 'clamp' for epilogue.activation but received null`,
+    ],
+    [
       { activation: 3 },
       InvalidArgumentError,
       `Expected one of 'identity', 'relu', 'leakyRelu', 'gelu', 'geluTanh', 'silu', 'sigmoid', 'tanh', 'clamp' for epilogue.activation but received 3 of type number`,
@@ -205,6 +210,15 @@ describe('Epilogue.create', () => {
 
   it('numbers the activations as cuda/epilogue.cu does', () => {
     expect(ACTIVATIONS.map((a) => ACTIVATION_CODE[a])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('refuses a foreign this', () => {
+    const describe_ = Epilogue.prototype.describe;
+    expect(() => describe_.call({})).toThrow(
+      'Expected a Epilogue for this of Epilogue#describe but received an object',
+    );
+    const isNone = Object.getOwnPropertyDescriptor(Epilogue.prototype, 'isNone')!.get!;
+    expect(() => isNone.call(Object.create(Epilogue.prototype))).toThrow('this of Epilogue#isNone');
   });
 
   it('cannot be constructed with new', () => {

@@ -5,6 +5,7 @@
  */
 import { EpilogueKind } from '@baracuda/types';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from '../factory.js';
+import { guardReceivers } from '../receivers.js';
 import {
   type EpilogueActivation,
   type EpilogueFields,
@@ -49,6 +50,16 @@ export class Epilogue {
   readonly max: number;
   /** Add the residual `z`. */
   readonly residual: boolean;
+  /** The brand a method's `this` is checked for. */
+  readonly #isEpilogue = true;
+
+  static {
+    guardReceivers(
+      Epilogue,
+      'Epilogue',
+      (o) => typeof o === 'object' && o !== null && #isEpilogue in o,
+    );
+  }
 
   /** No bias, no residual, identity: the plain convolution. */
   static readonly NONE: Epilogue = new Epilogue(FACTORY_TOKEN, resolveEpilogue({}));

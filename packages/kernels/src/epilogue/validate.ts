@@ -98,7 +98,7 @@ export function resolveEpilogue(options: unknown): EpilogueFields {
   for (const key of KEYS) read[key] = given[key];
   const bias = flag('bias', read.bias);
   const residual = flag('residual', read.residual);
-  const activation = read.activation ?? 'identity';
+  const activation = read.activation === undefined ? 'identity' : read.activation;
   if (typeof activation !== 'string' || !ACTIVATIONS.includes(activation as EpilogueActivation)) {
     throw new InvalidArgumentError('epilogue.activation', `one of ${ACTIVATION_LIST}`, activation);
   }
