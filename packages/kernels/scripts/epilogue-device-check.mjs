@@ -127,7 +127,9 @@ async function forwardRow(p, pi, element, layout, mode, act, bias, residual, alp
         /ignoreErrata/.test(error.message)
       ) {
         skipped++;
-        console.log(`SKIP ${what}: ${error.message.split('\n')[0]}`);
+        console.log(
+          `SKIP ${what}: refused by erratum ${/ignoreErrata: \['([^']+)'\]/.exec(error.message)?.[1]}`,
+        );
         return;
       }
       throw error;
@@ -192,9 +194,10 @@ async function backwardRow(element, layout, act) {
     // The saved tensors as the forward would have stored them: a random pre-activation, and the
     // output computed from it in f64 and rounded to the element.
     const preT = random(element, count, 2);
-    const outT = { host: elementArray(element, count) };
-    for (let i = 0; i < count; i++)
-      storeElement(element, outT.host, i, activate(act, preT.values[i]));
+    const outT = { host: elementArray(element, count), values: new Float64Array(count) };
+    for (let i = 0; i < count; i++) {
+      outT.values[i] = storeElement(element, outT.host, i, activate(act, preT.values[i]));
+    }
     const input = desc.epilogue.backwardInput;
     const dyPre = input === 'none' ? undefined : keep(poisoned(element, count));
     const dBias = keep(poisoned(element, desc.cOut));
