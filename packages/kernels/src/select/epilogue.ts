@@ -19,6 +19,7 @@ import { C, driver, type OwnedBuffer, type TimingEvent } from '../sys.js';
 import { randomScratchBytes } from '../tuning.js';
 import { tuneBench } from './autotune/bench.js';
 import { TUNE_ROUNDS, timeAsFinalist } from './autotune/timing.js';
+import type { PlanCore } from './core.js';
 import { candidates, finalizeAllowed, graphInfo } from './graph-choice.js';
 
 /**
@@ -58,8 +59,6 @@ export function selectFused(ctx: ExecContext, alpha: number, align: number): Fus
     uids,
   };
 }
-
-import type { PlanCore } from './core.js';
 
 /** @internal A plan's epilogue: its forward route and backward pieces. */
 export class EpiloguePlan {
