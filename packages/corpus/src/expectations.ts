@@ -325,6 +325,14 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
     accepts: ['undefined', 'object', 'cyclic', 'envWithPath', 'selfReferential'],
   },
   plainObject: { extras: ['selfReferential'], accepts: ['selfReferential'] },
+  /** withEpilogue's options: `{}` (no epilogue) is valid; a key of another name is refused. */
+  epilogueOptions: {
+    extras: ['selfReferential'],
+    accepts: ['object', 'cyclic', 'selfReferential'],
+    reentrant: true,
+  },
+  /** An epilogue's activation: undefined is identity; no universal string names one. */
+  activation: { extras: [], accepts: ['undefined'] },
   versionCode: { extras: [], accepts: ['zero', 'one', 'pow31', 'pow32'] },
   erratum: { extras: ['erratumMimic'], accepts: [] },
   errataTable: { extras: [], accepts: ['undefined', 'array'] },

@@ -2,6 +2,7 @@
 // Compiles our CUDA sources to PTX and writes each as a string constant: cuda/layout.cu to
 // src/layout-ptx.ts (LAYOUT_PTX), cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX) and
 // cuda/space-to-depth.cu to src/space-to-depth-ptx.ts (SPACE_TO_DEPTH_PTX).
+// cuda/epilogue.cu to src/epilogue-ptx.ts (EPILOGUE_PTX).
 //
 //   node scripts/gen-ptx.mjs           regenerate
 //   node scripts/gen-ptx.mjs --check   exit 1 when a generated file is not what nvcc makes now
@@ -35,6 +36,12 @@ export const UNITS = [
     target: 'space-to-depth-ptx.ts',
     name: 'SPACE_TO_DEPTH',
     what: 'the space-to-depth transforms',
+  },
+  {
+    source: 'epilogue.cu',
+    target: 'epilogue-ptx.ts',
+    name: 'EPILOGUE',
+    what: 'the epilogue kernels (bias, residual, activation; their backward)',
   },
 ];
 

@@ -5,6 +5,7 @@
 import { describeValue, InvalidArgumentError, InvalidProblemError } from '@baracuda/types';
 import type { Conv3dLayout, Conv3dProblem } from './descriptor.js';
 import { checkedProduct, convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
+import type { Epilogue } from './epilogue/epilogue.js';
 
 /** @internal Every field of a descriptor. */
 export interface Fields extends Conv3dProblem {
@@ -19,6 +20,8 @@ export interface Fields extends Conv3dProblem {
   dilationW: number;
   groups: number;
   layout: Conv3dLayout;
+  /** Absent: `Epilogue.NONE`. */
+  epilogue?: Epilogue;
 }
 
 /** @internal Shapes and strides computed once a descriptor validates. */

@@ -8,6 +8,7 @@ import {
 import { elementInfo } from './compat.js';
 import { convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
 import { type Derived, deriveProblem, type Fields } from './descriptor-validate.js';
+import { Epilogue, type EpilogueOptions } from './epilogue/epilogue.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import { guardReceivers } from './receivers.js';
 
@@ -75,6 +76,8 @@ export class Conv3dDescriptor {
   readonly dilationW: number;
   readonly groups: number;
   readonly layout: Conv3dLayout;
+  /** What is applied to the result before it is stored (`withEpilogue`); `Epilogue.NONE` by default. */
+  readonly epilogue: Epilogue;
   #derived: Derived | undefined;
 
   static {
@@ -105,6 +108,7 @@ export class Conv3dDescriptor {
     this.dilationW = fields.dilationW;
     this.groups = fields.groups;
     this.layout = fields.layout;
+    this.epilogue = fields.epilogue ?? Epilogue.NONE;
     Object.freeze(this);
   }
 
@@ -185,6 +189,18 @@ export class Conv3dDescriptor {
       throw new InvalidArgumentError('layout', "'ncdhw' or 'ndhwc'", layout);
     }
     return new Conv3dDescriptor(FACTORY_TOKEN, { ...this.#fields(), layout });
+  }
+
+  /**
+   * A copy whose forward pass stores y = act(alpha·conv(x, w) + beta·y + bias[c] + z): `bias` adds a
+   * `[cOut]` tensor (run argument `bias`), `residual` a tensor of y's shape and layout (run argument
+   * `z`), `activation` is applied last. Throws a typed error for a bad option. Default: none.
+   */
+  withEpilogue(options: EpilogueOptions): Conv3dDescriptor {
+    return new Conv3dDescriptor(FACTORY_TOKEN, {
+      ...this.#fields(),
+      epilogue: Epilogue.create(options),
+    });
   }
 
   /**
@@ -271,7 +287,8 @@ export class Conv3dDescriptor {
       `k=${this.dFilt}×${this.hFilt}×${this.wFilt} pad=${this.padD}×${this.padH}×${this.padW} ` +
       `stride=${this.strideD}×${this.strideH}×${this.strideW} ` +
       `dil=${this.dilationD}×${this.dilationH}×${this.dilationW} groups=${this.groups} ` +
-      `${String(this.element)} ${this.layout}`
+      `${String(this.element)} ${this.layout}` +
+      (this.epilogue.isNone ? '' : ` epilogue=${this.epilogue.describe()}`)
     );
   }
 

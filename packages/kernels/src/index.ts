@@ -16,6 +16,12 @@ export {
   stridesFor,
 } from './descriptor.js';
 export {
+  Epilogue,
+  type EpilogueActivation,
+  type EpilogueBackwardInput,
+  type EpilogueOptions,
+} from './epilogue/epilogue.js';
+export {
   CONV3D_ERRATA,
   type CudnnVersionCode,
   type Erratum,
@@ -28,6 +34,7 @@ export {
 export {
   type AlgorithmInfo,
   type Conv3dBwDataArgs,
+  type Conv3dBwEpilogueArgs,
   type Conv3dDwArgs,
   type Conv3dFwArgs,
   type Conv3dPass,

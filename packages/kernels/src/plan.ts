@@ -13,9 +13,11 @@ import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js'
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
 import { type Conv3dDescriptor, isConv3dDescriptor } from './descriptor.js';
+import { checkBwEpilogue, checkEpilogueFw } from './epilogue/run-args.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
   type Conv3dBwDataArgs,
+  type Conv3dBwEpilogueArgs,
   type Conv3dDwArgs,
   type Conv3dFwArgs,
   checkStream,
@@ -27,12 +29,14 @@ import { checkRunArgs, type RunTarget } from './run-args.js';
 import { prepare } from './select/autotune/tune.js';
 import type { PlanCore } from './select/core.js';
 import { createCore } from './select/create.js';
-import type { StreamLike } from './sys.js';
+import { EpiloguePlan } from './select/epilogue.js';
+import type { StreamLike, TimingEvent } from './sys.js';
 
 export type { Conv3dPass } from './core/pass.js';
 export type { AlgorithmInfo, Conv3dSelectReport, PassSelection } from './core/types.js';
 export type {
   Conv3dBwDataArgs,
+  Conv3dBwEpilogueArgs,
   Conv3dDwArgs,
   Conv3dFwArgs,
   Conv3dTensorArg,
@@ -58,6 +62,8 @@ export class Conv3dPlan {
   readonly #runTarget: RunTarget;
   /** Wall milliseconds select took (set when it returns). */
   #selectMs = 0;
+  /** The epilogue's route and backward pieces (made on first use; the descriptor has an epilogue). */
+  #epilogue: EpiloguePlan | undefined;
 
   static {
     guardReceivers(
@@ -98,11 +104,12 @@ export class Conv3dPlan {
     try {
       const plan = Conv3dPlan.#create(stream, desc, preference, options);
       try {
-        const gen = prepare(plan.#core, resolveOptions(options));
-        let step = gen.next();
-        while (!step.done) {
-          await step.value.synchronize();
-          step = gen.next();
+        for (const gen of plan.#tuning(resolveOptions(options))) {
+          let step = gen.next();
+          while (!step.done) {
+            await step.value.synchronize();
+            step = gen.next();
+          }
         }
       } catch (error) {
         plan.dispose();
@@ -132,11 +139,12 @@ export class Conv3dPlan {
     const started = performance.now();
     const plan = Conv3dPlan.#create(stream, desc, preference, options);
     try {
-      const gen = prepare(plan.#core, resolveOptions(options));
-      let step = gen.next();
-      while (!step.done) {
-        step.value.synchronizeSync();
-        step = gen.next();
+      for (const gen of plan.#tuning(resolveOptions(options))) {
+        let step = gen.next();
+        while (!step.done) {
+          step.value.synchronizeSync();
+          step = gen.next();
+        }
       }
     } catch (error) {
       plan.dispose();
@@ -144,6 +152,13 @@ export class Conv3dPlan {
     }
     plan.#selectMs = performance.now() - started;
     return plan;
+  }
+
+  /** What select runs before it returns: autotune's passes, then its epilogue route (fused or not). */
+  *#tuning(opts: ReturnType<typeof resolveOptions>): Generator<Generator<TimingEvent, void, void>> {
+    yield prepare(this.#core, opts);
+    const tunesFw = this.preference.algorithm === 'autotune' && opts.passes.includes('fw');
+    if (tunesFw && this.#hasEpilogue()) yield this.#epiloguePlan().tune();
   }
 
   static #create(
@@ -198,6 +213,7 @@ export class Conv3dPlan {
 
   #workspaceBytes(pass: Conv3dPass): number {
     this.#core.checkNotDisposed();
+    if (pass === 'fw' && this.#hasEpilogue()) return this.#epiloguePlan().workspaceBytes();
     return this.#core.executor(pass).workspaceBytes();
   }
 
@@ -207,6 +223,7 @@ export class Conv3dPlan {
     if (!PASSES.includes(pass)) {
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
+    if (pass === 'fw' && this.#hasEpilogue()) return this.#epiloguePlan().info();
     return this.#core.executor(pass).info();
   }
 
@@ -230,9 +247,35 @@ export class Conv3dPlan {
     return kernelSku(this.#core);
   }
 
-  /** Enqueue y = alpha * conv(x, w) + beta * y on the stream; returns without waiting. */
+  /**
+   * Enqueue y = alpha * conv(x, w) + beta * y on the stream (with the descriptor's epilogue:
+   * y = act(alpha * conv(x, w) + beta * y + bias[c] + z)); returns without waiting.
+   */
   runFw(args: Conv3dFwArgs): void {
     this.#run('fw', args);
+  }
+
+  /**
+   * The training backward of the descriptor's epilogue, enqueued: dyPre = dy · act'(·) from `y`
+   * (relu, sigmoid, tanh, clamp) or `preActivation` (leakyRelu, gelu, geluTanh, silu: kept by
+   * passing `preActivation` to `runFw`), then dBias[c] = Σ dyPre over the batch and space (Σ dy
+   * for identity). dyPre is then the gradient that `runBwData` and `runDw` take as `dy` (and the
+   * residual's gradient). Returns without waiting.
+   */
+  runBwEpilogue(args: Conv3dBwEpilogueArgs): void {
+    this.#core.checkNotDisposed();
+    const checked = checkBwEpilogue(args, this.#runTarget);
+    this.#core.checkNotDisposed();
+    this.#epiloguePlan().runBackward(checked);
+  }
+
+  #hasEpilogue(): boolean {
+    return !this.descriptor.epilogue.isNone;
+  }
+
+  #epiloguePlan(): EpiloguePlan {
+    this.#epilogue ??= new EpiloguePlan(this.#core);
+    return this.#epilogue;
   }
 
   /** Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. */
@@ -249,13 +292,22 @@ export class Conv3dPlan {
   #run(pass: Conv3dPass, args: unknown): void {
     this.#core.checkNotDisposed();
     const { px, pw, py, scalars } = checkRunArgs(pass, args, this.#runTarget);
+    const epilogue =
+      pass === 'fw' && this.#hasEpilogue()
+        ? checkEpilogueFw(args as Record<string, unknown>, this.#runTarget)
+        : undefined;
     // A getter of the arguments may have disposed the plan.
     this.#core.checkNotDisposed();
+    if (epilogue !== undefined) {
+      this.#epiloguePlan().runFw({ x: px, w: pw, y: py, ...epilogue }, scalars);
+      return;
+    }
     this.#core.executor(pass).run({ x: px, w: pw, y: py }, scalars);
   }
 
   /** Destroy every cuDNN object of the plan, release the shared handle, free the owned workspace. Idempotent. */
   dispose(): void {
+    this.#epilogue?.dispose();
     this.#core.dispose();
   }
 

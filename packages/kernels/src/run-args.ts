@@ -341,3 +341,20 @@ function listed(value: unknown): string {
     .map((v) => (typeof v === 'number' ? String(v) : describeValue(v)));
   return `[${shown.join(', ')}${value.length > 16 ? ', …' : ''}]`;
 }
+
+/**
+ * Check one tensor argument of any dense shape in the descriptor's element (the epilogue's bias,
+ * residual and gradients: epilogue/run-args.ts) exactly as the pass operands are checked; returns
+ * its device pointer.
+ */
+export function checkTensorArg(
+  name: string,
+  arg: unknown,
+  shape: readonly number[],
+  strides: readonly number[],
+  target: RunTarget,
+): bigint {
+  const layout = operandLayout(target.descriptor);
+  const needed = shape.reduce((a, b) => a * b, 1) * layout.elementBytes;
+  return tensorPointer(name, arg, { shape, strides, needed }, layout, target);
+}

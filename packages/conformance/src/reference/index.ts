@@ -6,6 +6,18 @@ export {
   conv3dForward,
   conv3dForwardAt,
 } from './conv3d.js';
+export {
+  type ActivationSpec,
+  activate,
+  activationDerivative,
+  activationDerivativeFromOutput,
+  type EpilogueActivationName,
+  type EpilogueSpec,
+  epilogueBackward,
+  epilogueForward,
+  erf,
+  FROM_OUTPUT,
+} from './epilogue.js';
 export { convertLayout, type TensorRole } from './layout.js';
 export { adjointMismatch, dot, maxAbsDiff, relL2 } from './metrics.js';
 export {

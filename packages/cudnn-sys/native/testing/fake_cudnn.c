@@ -25,6 +25,9 @@
  * Built with -DFAKE_CUDNN_NO_BACKWARD, the fake lacks the ten legacy backward-data and
  * backward-filter functions, as a partial library would (tests of the missing-symbol error).
  *
+ * FAKE_CUDNN_NO_FUSED=1 (read at each call): the heuristics offer nothing for an operation graph
+ * of more than one operation (a fused epilogue), as cuDNN does for many problems.
+ *
  * FAKE_CUDNN_EXECUTE_LOG (read at each call), when set, names a file to which each
  * cudnnBackendExecute appends a line: the variant pack's data pointers, in hex, then the ids of
  * the execution plan and the variant pack (`#N`), separated by spaces.
@@ -117,6 +120,8 @@ typedef struct {
   /* A variant pack's data pointers (FAKE_CUDNN_EXECUTE_LOG). */
   uint64_t data_pointers[8];
   int64_t data_pointer_count;
+  /* Operations of an operation graph, or of the graph a heuristics descriptor was given. */
+  int64_t op_count;
 } backend_t;
 
 typedef struct {
@@ -147,7 +152,9 @@ enum {
   BACKEND_EXECUTION_PLAN = 5,
   BACKEND_KNOB_CHOICE = 7,
   BACKEND_KNOB_INFO = 8,
+  ATTR_ENGINEHEUR_OPERATION_GRAPH = 201,
   ATTR_ENGINEHEUR_RESULTS = 202,
+  ATTR_OPERATIONGRAPH_OPS = 801,
   ATTR_ENGINECFG_ENGINE = 300,
   ATTR_ENGINECFG_KNOB_CHOICES = 302,
   ATTR_EXECUTION_PLAN_ENGINE_CONFIG = 401,
@@ -425,6 +432,8 @@ status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, co
   }
   /* Kept apart from the stored attribute, which the next set overwrites. */
   const backend_t *first = (type == 15 && count >= 1) ? ((backend_t *const *)data)[0] : NULL;
+  if (name == ATTR_OPERATIONGRAPH_OPS) desc->op_count = count;
+  if (name == ATTR_ENGINEHEUR_OPERATION_GRAPH && first) desc->op_count = first->op_count;
   if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_ENGINE_CONFIG && first) {
     desc->config = first->config;
     desc->has_config = first->has_config;
@@ -471,7 +480,9 @@ static status_t scripted_get(backend_t *desc, int name, int type, int64_t reques
   const engine_config_t *c = desc->has_config ? &desc->config : NULL;
   if (desc->type == BACKEND_ENGINEHEUR && name == ATTR_ENGINEHEUR_RESULTS &&
       type == TYPE_BACKEND_DESCRIPTOR) {
-    const int n = scripted_engines(configs);
+    const char *no_fused = getenv("FAKE_CUDNN_NO_FUSED");
+    const int fused_refused = no_fused != NULL && no_fused[0] == '1' && desc->op_count > 1;
+    const int n = fused_refused ? 0 : scripted_engines(configs);
     if (n == 0) return -1;
     *count = n;
     for (int64_t i = 0; i < room && i < n; ++i) {

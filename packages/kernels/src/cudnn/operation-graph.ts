@@ -10,7 +10,7 @@ const UID_X = 1n;
 const UID_W = 2n;
 const UID_Y = 3n;
 
-function tensorDesc(
+export function tensorDesc(
   scope: CudnnScope,
   desc: Conv3dDescriptor,
   uid: bigint,
@@ -34,7 +34,7 @@ function tensorDesc(
   return t;
 }
 
-function convolution(scope: CudnnScope, d: Conv3dDescriptor): BackendDescriptor {
+export function convolution(scope: CudnnScope, d: Conv3dDescriptor): BackendDescriptor {
   const conv = scope.createBackend(C.CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, 'convolution');
   const f64 = d.element === ElementKind.F64;
   const i64 = (a: number, b: number, c: number) =>

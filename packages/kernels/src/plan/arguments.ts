@@ -23,11 +23,39 @@ interface RunCommon {
   /** Stream to enqueue on. Defaults to the stream given to `select`. */
   stream?: StreamLike;
 }
-/** Arguments of `runFw`: y = alpha * conv(x, w) + beta * y. */
+/** Arguments of `runFw`: y = alpha * conv(x, w) + beta * y (then the descriptor's epilogue). */
 export interface Conv3dFwArgs extends RunCommon {
   x: Conv3dTensorArg;
   w: Conv3dTensorArg;
   y: Conv3dTensorArg;
+  /** The epilogue's bias: `[cOut]`, of the descriptor's element. Required when the epilogue has a bias, refused otherwise. */
+  bias?: Conv3dTensorArg;
+  /** The epilogue's residual: y's shape and layout. Required when the epilogue has a residual, refused otherwise. */
+  z?: Conv3dTensorArg;
+  /**
+   * Where to write the value before the activation too (y's shape and layout), for a backward that
+   * reads it (leakyRelu, gelu, geluTanh, silu). Only with an epilogue. Defaults to none.
+   */
+  preActivation?: Conv3dTensorArg;
+}
+/**
+ * Arguments of `runBwEpilogue`: dyPre = dy · act'(·), then dBias = Σ dyPre per channel. Pass `y`
+ * for relu, sigmoid, tanh and clamp, `preActivation` for leakyRelu, gelu, geluTanh and silu, and
+ * neither (nor dyPre) for identity; `dBias` exactly when the epilogue has a bias.
+ */
+export interface Conv3dBwEpilogueArgs {
+  /** The gradient of the layer's output. */
+  dy: Conv3dTensorArg;
+  /** The forward output (relu, sigmoid, tanh, clamp). */
+  y?: Conv3dTensorArg;
+  /** The forward pre-activation (leakyRelu, gelu, geluTanh, silu), written by `runFw`'s `preActivation`. */
+  preActivation?: Conv3dTensorArg;
+  /** Receives dy · act'(·): y's shape (may be dy itself). */
+  dyPre?: Conv3dTensorArg;
+  /** Receives the bias gradient, `[cOut]`. */
+  dBias?: Conv3dTensorArg;
+  /** Stream to enqueue on. Defaults to the stream given to `select`. */
+  stream?: StreamLike;
 }
 /** Arguments of `runBwData`: dx = alpha * convBwData(w, dy) + beta * dx. */
 export interface Conv3dBwDataArgs extends RunCommon {

@@ -1,4 +1,5 @@
 /** What a plan reports of itself: the precision it gives, and the identity of its kernels. */
+
 import { ElementKind } from '@baracuda/types';
 import {
   type ArchSku,
@@ -6,6 +7,7 @@ import {
   type KernelSku,
   type PrecisionGuarantee,
 } from '../compat.js';
+import { skuEpilogue } from '../epilogue/epilogue.js';
 import { intendedMathPrecision } from '../policy.js';
 import type { PlanCore } from '../select/core.js';
 
@@ -46,7 +48,7 @@ export function kernelSku(core: PlanCore): KernelSku {
     element: desc.element,
     auxElement: undefined,
     layout: desc.layout,
-    epilogue: 'identity',
+    epilogue: skuEpilogue(desc.epilogue),
     arch,
     backend: built.length > 0 && built.every((i) => i.path === 'native') ? 'native' : 'cudnn',
     precisionGuarantee: precisionGuarantee(core),
