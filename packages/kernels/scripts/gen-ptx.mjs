@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles our CUDA sources to PTX and writes each as a string constant: cuda/layout.cu to
-// src/layout-ptx.ts (LAYOUT_PTX) and cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX).
+// src/layout-ptx.ts (LAYOUT_PTX), cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX) and
+// cuda/split-tf32.cu to src/split-tf32-ptx.ts (SPLIT_TF32_PTX).
 //
 //   node scripts/gen-ptx.mjs           regenerate
 //   node scripts/gen-ptx.mjs --check   exit 1 when a generated file is not what nvcc makes now
@@ -28,6 +29,12 @@ export const UNITS = [
     target: 'depthwise-ptx.ts',
     name: 'DEPTHWISE',
     what: 'the depthwise convolution kernels',
+  },
+  {
+    source: 'split-tf32.cu',
+    target: 'split-tf32-ptx.ts',
+    name: 'SPLIT_TF32',
+    what: "the 3xTF32 split of an f32 tensor into TF32 high and low parts",
   },
 ];
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEPTHWISE_PTX_NVCC } from './depthwise-ptx.js';
 import { LAYOUT_PTX_NVCC } from './layout-ptx.js';
+import { SPLIT_TF32_PTX_NVCC } from './split-tf32-ptx.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nvcc = process.env.NVCC ?? '/usr/local/cuda/bin/nvcc';
@@ -15,8 +16,12 @@ function localNvcc(): string | null {
 }
 const version = localNvcc();
 
-describe.skipIf(version !== LAYOUT_PTX_NVCC || version !== DEPTHWISE_PTX_NVCC)(
-  `src/layout-ptx.ts and src/depthwise-ptx.ts are what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/ (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
+describe.skipIf(
+  version !== LAYOUT_PTX_NVCC ||
+    version !== DEPTHWISE_PTX_NVCC ||
+    version !== SPLIT_TF32_PTX_NVCC,
+)(
+  `src/layout-ptx.ts, src/depthwise-ptx.ts and src/split-tf32-ptx.ts are what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/ (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
   () => {
     it('is current', () => {
       const out = execFileSync('node', [join(root, 'scripts', 'gen-ptx.mjs'), '--check'], {
@@ -26,6 +31,7 @@ describe.skipIf(version !== LAYOUT_PTX_NVCC || version !== DEPTHWISE_PTX_NVCC)(
       expect(out.trim().split('\n')).toEqual([
         'src/layout-ptx.ts is current',
         'src/depthwise-ptx.ts is current',
+        'src/split-tf32-ptx.ts is current',
       ]);
     }, 60_000);
   },

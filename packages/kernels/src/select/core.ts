@@ -19,7 +19,9 @@ import { CudnnExecutor } from '../exec/cudnn.js';
 import { type DepthwiseExecutor, depthwiseExecutor } from '../exec/depthwise.js';
 import type { ExecContext, InnerPlan, PassExecutor } from '../exec/executor.js';
 import { LayoutDetour, otherLayout } from '../exec/layout-detour.js';
+import { Tf32x3Split } from '../exec/split-tf32.js';
 import { LayoutKernels, layoutTransposes, transposeGrid } from '../layout.js';
+import type { SplitKernels } from '../split-tf32.js';
 import type { DeviceLike, StreamLike } from '../sys.js';
 import type { TunedChoice } from './autotune/cache-codec.js';
 import { selectGraph } from './graph-choice.js';
@@ -68,6 +70,8 @@ export class PlanCore implements InnerPlan {
   #detour: LayoutDetour<PlanCore> | undefined;
   /** Our layout kernels for this plan's detour: undefined until asked, null when unusable. */
   #layout: LayoutKernels | null | undefined;
+  /** Every pass as three TF32 products (`math: '3xtf32'`), over an inner TF32 plan. */
+  readonly #split: Tf32x3Split<PlanCore> | undefined;
 
   constructor(
     stream: StreamLike,
@@ -77,7 +81,11 @@ export class PlanCore implements InnerPlan {
     cudnnVersion: number,
     handle: SharedHandle,
     errataApplied: string[],
-    options: { isTwin?: boolean; detour?: { erratum: Erratum | undefined; inner: PlanCore } } = {},
+    options: {
+      isTwin?: boolean;
+      detour?: { erratum: Erratum | undefined; inner: PlanCore };
+      split?: { kernels: SplitKernels; inner: PlanCore };
+    } = {},
   ) {
     const problem = desc.describe();
     const scope = new CudnnScope(this, handle, problem, device);
@@ -102,6 +110,8 @@ export class PlanCore implements InnerPlan {
     this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
     const d = options.detour;
     if (d !== undefined) this.#detour = this.#makeDetour(d.erratum, true, d.inner);
+    const split = options.split;
+    this.#split = split && new Tf32x3Split(this.ctx, split.kernels, split.inner);
   }
 
   /**
@@ -133,11 +143,13 @@ export class PlanCore implements InnerPlan {
 
   /**
    * The executor that runs `pass`: ours (a depthwise problem's default, or autotune's choice),
-   * else the route installed for it, else the layout detour every pass takes, else cuDNN.
+   * else the 3xTF32 split (`math: '3xtf32'`), else the route installed for it, else the layout
+   * detour every pass takes, else cuDNN.
    */
   executor(pass: Conv3dPass): PassExecutor {
     const depthwise = this.depthwise(pass);
     if (depthwise !== null) return depthwise;
+    if (this.#split !== undefined) return this.#split.executor(pass);
     const installed = this.#passes[pass].installed;
     if (installed !== undefined) return installed;
     const every = this.everyPassDetour;
@@ -149,6 +161,7 @@ export class PlanCore implements InnerPlan {
   built(pass: Conv3dPass): AlgorithmInfo | undefined {
     const st = this.#passes[pass];
     if (st.depthwise) return st.depthwise.built();
+    if (this.#split !== undefined) return this.#split.executor(pass).built();
     if (st.installed !== undefined) return st.installed.built();
     const every = this.everyPassDetour;
     if (every !== undefined) return every.inner.built(pass);
@@ -195,6 +208,11 @@ export class PlanCore implements InnerPlan {
       st.cudnn = new CudnnExecutor(this.ctx, pass, build);
     }
     return st.cudnn;
+  }
+
+  /** The 3xTF32 split every pass takes (`math: '3xtf32'`), if there is one. */
+  get split(): Tf32x3Split<PlanCore> | undefined {
+    return this.#split;
   }
 
   /** The detour every pass takes, if there is one. */
@@ -312,6 +330,7 @@ export class PlanCore implements InnerPlan {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#detour?.inner.dispose();
+    this.#split?.dispose();
     for (const pass of PASSES) this.#passes[pass].installed?.dispose?.();
     for (const pass of PASSES) this.#passes[pass].cudnn?.dispose();
     this.ctx.scope.release(this);
