@@ -34,7 +34,7 @@ export const UNITS = [
     source: 'split-tf32.cu',
     target: 'split-tf32-ptx.ts',
     name: 'SPLIT_TF32',
-    what: "the 3xTF32 split of an f32 tensor into TF32 high and low parts",
+    what: 'the 3xTF32 split of an f32 tensor into TF32 high and low parts',
   },
 ];
 

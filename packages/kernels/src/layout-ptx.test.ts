@@ -17,9 +17,7 @@ function localNvcc(): string | null {
 const version = localNvcc();
 
 describe.skipIf(
-  version !== LAYOUT_PTX_NVCC ||
-    version !== DEPTHWISE_PTX_NVCC ||
-    version !== SPLIT_TF32_PTX_NVCC,
+  version !== LAYOUT_PTX_NVCC || version !== DEPTHWISE_PTX_NVCC || version !== SPLIT_TF32_PTX_NVCC,
 )(
   `src/layout-ptx.ts, src/depthwise-ptx.ts and src/split-tf32-ptx.ts are what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/ (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
   () => {

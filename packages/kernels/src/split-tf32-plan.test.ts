@@ -169,7 +169,7 @@ describe.skipIf(fakeCuda === null)(
 
     it('is only for f32 problems', () => {
       expect(() => make(smallProblem(ElementKind.F16))).toThrow(
-        'Expected \'f32\' with math \'3xtf32\' for desc.element but received "f16" of type string',
+        "Expected 'f32' with math '3xtf32' for desc.element but received \"f16\" of type string",
       );
     });
   },

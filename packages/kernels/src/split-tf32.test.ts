@@ -103,7 +103,9 @@ describe('splitTf32Host', () => {
     const small = Float32Array.of(f32(0x03abcdef));
     const parts = splitTf32Host(small);
     expect(isTf32Bits(bitsOf(parts.lo[0]!))).toBe(true);
-    expect(Math.abs(small[0]! - parts.hi[0]! - parts.lo[0]!)).toBeLessThanOrEqual(2 ** -149 * 2 ** 12);
+    expect(Math.abs(small[0]! - parts.hi[0]! - parts.lo[0]!)).toBeLessThanOrEqual(
+      2 ** -149 * 2 ** 12,
+    );
   });
 });
 

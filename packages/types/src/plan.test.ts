@@ -107,7 +107,7 @@ describe('resolvePlanPreference', () => {
     ],
     [
       { math: '3xtf32', algorithm: 'pinned' },
-      'Expected \'heuristic\' or \'autotune\' with math \'3xtf32\' for algorithm but received "pinned" of type string',
+      "Expected 'heuristic' or 'autotune' with math '3xtf32' for algorithm but received \"pinned\" of type string",
     ],
     [
       { preferBackend: 'tensorrt' },

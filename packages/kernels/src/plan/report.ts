@@ -22,11 +22,15 @@ export function precisionGuarantee(core: PlanCore): PrecisionGuarantee {
   if (built.length === 0) {
     const deterministic = preference.deterministic || preference.algorithm === 'pinned';
     const mathPrecision =
-      preference.math === '3xtf32' ? 'tf32x3' : intendedMathPrecision(element, preference.allowTf32);
+      preference.math === '3xtf32'
+        ? 'tf32x3'
+        : intendedMathPrecision(element, preference.allowTf32);
     return { mathPrecision, accumulator, deterministic, bitStableOnSameHardware: deterministic };
   }
   // The least precise pass speaks for the plan: TF32, then 3xTF32, then the rest.
-  const weakest = (['tf32', 'tf32x3'] as const).find((m) => built.some((i) => i.mathPrecision === m));
+  const weakest = (['tf32', 'tf32x3'] as const).find((m) =>
+    built.some((i) => i.mathPrecision === m),
+  );
   const mathPrecision = weakest ?? built[0]!.mathPrecision;
   const deterministic = built.every((i) => i.deterministic);
   return { mathPrecision, accumulator, deterministic, bitStableOnSameHardware: deterministic };
