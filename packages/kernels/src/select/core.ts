@@ -1,9 +1,9 @@
 /**
  * A problem's plan without its public face: the context its executors share, and per pass the
  * executor that runs it, chosen on first use in the one dispatch order there is (our depthwise
- * kernels, the route autotune installed, the layout detour every pass takes, cuDNN) from what the
- * selection (heuristic, pinned, or autotune's installed choices) left. A detour's inner problem is a
- * PlanCore of its own, sharing the handle.
+ * kernels, the 3xTF32 split, the route autotune installed, the layout detour every pass takes,
+ * cuDNN) from what the selection (heuristic, pinned, or autotune's installed choices) left. A
+ * detour's inner problem is a PlanCore of its own, sharing the handle.
  */
 import { DisposedError, ElementKind } from '@baracuda/types';
 import type { ResolvedPlanPreference } from '../compat.js';
