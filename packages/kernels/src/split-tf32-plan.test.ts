@@ -86,7 +86,12 @@ describe.skipIf(fakeCuda === null)(
       const kernels = SplitKernels.forDevice(device, loader);
       SplitKernels.resetForTests();
       if (kernels instanceof Error) throw kernels;
-      const ctx = { desc, problem: desc.describe(), device, stream: stream! } as unknown as ExecContext;
+      const ctx = {
+        desc,
+        problem: desc.describe(),
+        device,
+        stream: stream!,
+      } as unknown as ExecContext;
       const rec = recordingInner(ctx);
       return { split: new Tf32x3Split(ctx, kernels, rec.inner), launches, ...rec };
     }
