@@ -80,7 +80,7 @@ describe.skipIf(fakeCuda === null)(
     });
     afterEach(() => stream?.dispose());
 
-    function make(desc: Conv3dDescriptor) {
+    function make(desc: Conv3dDescriptor, accumulateWorkspace?: (pass: Conv3dPass) => number) {
       const { loader, launches } = recordingLoader();
       SplitKernels.resetForTests();
       const kernels = SplitKernels.forDevice(device, loader);
@@ -93,7 +93,8 @@ describe.skipIf(fakeCuda === null)(
         stream: stream!,
       } as unknown as ExecContext;
       const rec = recordingInner(ctx);
-      return { split: new Tf32x3Split(ctx, kernels, rec.inner), launches, ...rec };
+      const split = new Tf32x3Split(ctx, kernels, rec.inner, accumulateWorkspace);
+      return { split, launches, ...rec };
     }
 
     it.each([
@@ -156,6 +157,25 @@ describe.skipIf(fakeCuda === null)(
           .run({ x: 1n, w: 2n, y: 3n }, { alpha: 1, beta: 0, stream: stream!, userWs }),
       ).toThrow(new WorkspaceTooSmallError(4096, 100));
       expect([launches.length, runs.length]).toEqual([0, 0]);
+    });
+
+    it("reports and checks the beta-1 plan's workspace where it is the larger", () => {
+      const { split, launches, runs } = make(smallProblem(ElementKind.F32), () => 8192);
+      expect(split.executor('fw').workspaceBytes()).toBe(8192);
+      expect(split.executor('fw').info().workspaceBytes).toBe(8192);
+      const userWs = { devicePtr: 0x40000n, byteLength: 5000 };
+      expect(() =>
+        split
+          .executor('fw')
+          .run({ x: 1n, w: 2n, y: 3n }, { alpha: 1, beta: 0, stream: stream!, userWs }),
+      ).toThrow(new WorkspaceTooSmallError(8192, 5000));
+      expect([launches.length, runs.length]).toEqual([0, 0]);
+      // The larger of the two: the default choice's 4096 over a smaller beta-1 plan.
+      expect(
+        make(smallProblem(ElementKind.F32), () => 10)
+          .split.executor('bwData')
+          .workspaceBytes(),
+      ).toBe(4096);
     });
 
     it('reports the inner choice as 3xTF32 and frees the inner plan with itself', () => {

@@ -4,7 +4,6 @@
 import { InvalidArgumentError } from '@baracuda/types';
 import {
   ALL_DTYPES,
-  DEFAULT_DTYPES,
   ALL_LAYOUTS,
   ALL_MODES,
   ALL_PASSES,
@@ -13,6 +12,7 @@ import {
   type BenchMode,
   type BenchOutputs,
   type BenchPass,
+  DEFAULT_DTYPES,
 } from './types.js';
 
 /** Options of the `bench` command, after parsing. */

@@ -52,11 +52,18 @@ export function splitScratch(
   };
 }
 
-/** What `algorithm(pass)` reports: the inner choice, named as three TF32 products. */
-export function tf32x3Info(inner: AlgorithmInfo): AlgorithmInfo {
+/**
+ * What `algorithm(pass)` reports: the inner choice, named as three TF32 products, with the
+ * workspace the three calls need.
+ */
+export function tf32x3Info(
+  inner: AlgorithmInfo,
+  workspaceBytes = inner.workspaceBytes,
+): AlgorithmInfo {
   return Object.freeze({
     ...inner,
     name: `3xTF32 over ${inner.name}`,
+    workspaceBytes,
     // An inner engine without tensor cores runs three strict products: more precise still.
     mathPrecision: inner.mathPrecision === 'tf32' ? 'tf32x3' : inner.mathPrecision,
   });
@@ -71,14 +78,33 @@ export class Tf32x3Split<P extends InnerPlan = InnerPlan> {
   readonly #executors = new Map<Conv3dPass, PassExecutor>();
   /** The four parts of a pass's split inputs, grown to the largest pass run so far. */
   #scratch: OwnedBuffer | null = null;
+  /** Workspace of the inner pass's accumulating calls (alpha 1, beta 1), where it differs. */
+  readonly #accumulateWorkspace: (pass: Conv3dPass) => number;
 
-  constructor(ctx: ExecContext, kernels: SplitKernels, inner: P) {
+  /**
+   * `accumulateWorkspace` gives the workspace the inner plan's beta-1 calls take (cuDNN builds
+   * another execution plan for them, which may want more than the default's); defaults to the
+   * default choice's.
+   */
+  constructor(
+    ctx: ExecContext,
+    kernels: SplitKernels,
+    inner: P,
+    accumulateWorkspace?: (pass: Conv3dPass) => number,
+  ) {
     if (ctx.desc.element !== 'f32') {
       throw new InvalidArgumentError('desc.element', "'f32' with math '3xtf32'", ctx.desc.element);
     }
     this.#ctx = ctx;
     this.#kernels = kernels;
     this.inner = inner;
+    this.#accumulateWorkspace =
+      accumulateWorkspace ?? ((pass) => this.inner.executor(pass).workspaceBytes());
+  }
+
+  /** Workspace bytes the three calls of `pass` need: the default choice's and the beta-1 plan's. */
+  workspaceBytes(pass: Conv3dPass): number {
+    return Math.max(this.inner.executor(pass).workspaceBytes(), this.#accumulateWorkspace(pass));
   }
 
   /** The route of one pass, as an executor. */
@@ -86,11 +112,11 @@ export class Tf32x3Split<P extends InnerPlan = InnerPlan> {
     let e = this.#executors.get(pass);
     if (e === undefined) {
       e = {
-        info: () => tf32x3Info(this.inner.executor(pass).info()),
-        workspaceBytes: () => this.inner.executor(pass).workspaceBytes(),
+        info: () => tf32x3Info(this.inner.executor(pass).info(), this.workspaceBytes(pass)),
+        workspaceBytes: () => this.workspaceBytes(pass),
         built: () => {
           const built = this.inner.built(pass);
-          return built === undefined ? undefined : tf32x3Info(built);
+          return built === undefined ? undefined : tf32x3Info(built, this.workspaceBytes(pass));
         },
         run: (ops, scalars) => this.run(pass, ops, scalars),
       };
@@ -117,13 +143,14 @@ export class Tf32x3Split<P extends InnerPlan = InnerPlan> {
   /**
    * The two inputs split into scratch, then three inner runs: (a_lo, b_hi) with the caller's
    * beta, (a_hi, b_lo) and (a_hi, b_hi) with beta 1, all with the caller's alpha. Checked
-   * before anything is enqueued: a workspace too small for the inner plan's default choice.
+   * before anything is enqueued: a workspace too small for the inner plan's default choice or its
+   * beta-1 plan (16-byte aligned pointers; another alignment class may build other plans).
    */
   run(pass: Conv3dPass, ops: Operands, args: RunScalars): void {
     const { alpha, beta, stream, userWs } = args;
     const inner = this.inner.executor(pass);
     if (userWs !== null) {
-      const needed = inner.workspaceBytes();
+      const needed = this.workspaceBytes(pass);
       if (userWs.byteLength < needed) throw new WorkspaceTooSmallError(needed, userWs.byteLength);
     }
     const d = this.#ctx.desc;

@@ -111,7 +111,14 @@ export class PlanCore implements InnerPlan {
     const d = options.detour;
     if (d !== undefined) this.#detour = this.#makeDetour(d.erratum, true, d.inner);
     const split = options.split;
-    this.#split = split && new Tf32x3Split(this.ctx, split.kernels, split.inner);
+    this.#split =
+      split &&
+      new Tf32x3Split(this.ctx, split.kernels, split.inner, (pass) => {
+        // On cuDNN, the accumulating calls' own plan (alpha 1, beta 1); another route's as it says.
+        const e = split.inner.executor(pass);
+        const cudnn = split.inner.cudnn(pass);
+        return e === cudnn ? cudnn.choice(1, 1, 16).workspaceBytes : e.workspaceBytes();
+      });
   }
 
   /**
