@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: consumer info abi driver module layout depthwise s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: consumer info abi driver module layout depthwise tf32x3 check-3xtf32 s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
 #         check-epilogue bench-layer
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
@@ -65,6 +65,12 @@ for phase in "$@"; do
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN EXPECT_CUDNN_VERSION=9.19 run cudnn-torch 120 $NODE .carry/cudnn-sys-device-check.mjs ;;
+    # math '3xtf32' (split kernel bit for bit, every pass x layout x mode against the f64 reference
+    # at the strict-f32 tolerance, and its time against strict f32 and TF32) on cuDNN 9.19: the
+    # system 9.14's TF32 erratum would turn it into strict f32.
+    tf32x3) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run tf32x3 200 $NODE --max-old-space-size=16384 .carry/kernels-tf32x3-device-check.mjs ;;
+    # The conformance suites (and CHECK_3XTF32_ARGS, e.g. --suite ...conv3d-suite.json) in 3xtf32.
+    check-3xtf32) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-3xtf32 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --dtypes 3xtf32 --algos heuristic,autotune --no-extras --json "$LOGS/check-3xtf32.json" ${CHECK_3XTF32_ARGS:-} ;;
     smoke)
       run smoke-system 300 $NODE .carry/kernels-device-smoke.mjs
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run smoke-torch 300 $NODE .carry/kernels-device-smoke.mjs ;;

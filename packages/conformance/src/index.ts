@@ -83,8 +83,11 @@ export {
 export { type OpenGpuOptions, openGpu } from './check/stack.js';
 export {
   ADJOINT_TOLERANCE,
+  algorithmAllowed,
   CHECK_DTYPES,
   type CheckDtype,
+  DEFAULT_CHECK_DTYPES,
+  dtypeAllowed,
   elementBytes,
   storageElement,
   TOLERANCES,

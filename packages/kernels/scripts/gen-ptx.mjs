@@ -3,6 +3,7 @@
 // src/layout-ptx.ts (LAYOUT_PTX), cuda/depthwise.cu to src/depthwise-ptx.ts (DEPTHWISE_PTX) and
 // cuda/space-to-depth.cu to src/space-to-depth-ptx.ts (SPACE_TO_DEPTH_PTX).
 // cuda/epilogue.cu to src/epilogue-ptx.ts (EPILOGUE_PTX).
+// cuda/split-tf32.cu to src/split-tf32-ptx.ts (SPLIT_TF32_PTX).
 //
 //   node scripts/gen-ptx.mjs           regenerate
 //   node scripts/gen-ptx.mjs --check   exit 1 when a generated file is not what nvcc makes now
@@ -42,6 +43,12 @@ export const UNITS = [
     target: 'epilogue-ptx.ts',
     name: 'EPILOGUE',
     what: 'the epilogue kernels (bias, residual, activation; their backward)',
+  },
+  {
+    source: 'split-tf32.cu',
+    target: 'split-tf32-ptx.ts',
+    name: 'SPLIT_TF32',
+    what: 'the 3xTF32 split of an f32 tensor into TF32 high and low parts',
   },
 ];
 

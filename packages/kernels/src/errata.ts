@@ -18,7 +18,10 @@ export type ErratumAction =
    * Only for NCDHW problems; the pinned mode (the seed's unverified algorithms) is refused.
    */
   | 'via-ndhwc'
-  /** Run f32 strictly (no TF32 engines, FMA math on the legacy path), a path known to be right. */
+  /**
+   * Run f32 strictly (no TF32 engines, FMA math on the legacy path; `math: '3xtf32'` becomes
+   * `'default'`, whose strict f32 is more precise still), a path known to be right.
+   */
   | 'strict-f32';
 
 /** One known defect of a cuDNN release range. */
@@ -87,7 +90,8 @@ export const CONV3D_ERRATA: readonly Erratum[] = [
     fromVersion: 91002,
     toVersion: 91600,
     elements: [ElementKind.F32],
-    condition: (_desc, preference) => preference.allowTf32,
+    // 3xTF32 runs on the same TF32 kernels.
+    condition: (_desc, preference) => preference.allowTf32 || preference.math === '3xtf32',
     action: 'strict-f32',
     description:
       'cuDNN 9.10.2–9.15 has a broken TF32 kernel for 3-D convolutions (no clearly defined constraints); ' +

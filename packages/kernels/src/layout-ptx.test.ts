@@ -7,6 +7,7 @@ import { DEPTHWISE_PTX_NVCC } from './depthwise-ptx.js';
 import { EPILOGUE_PTX_NVCC } from './epilogue-ptx.js';
 import { LAYOUT_PTX_NVCC } from './layout-ptx.js';
 import { SPACE_TO_DEPTH_PTX_NVCC } from './space-to-depth-ptx.js';
+import { SPLIT_TF32_PTX_NVCC } from './split-tf32-ptx.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nvcc = process.env.NVCC ?? '/usr/local/cuda/bin/nvcc';
@@ -21,9 +22,10 @@ describe.skipIf(
   version !== LAYOUT_PTX_NVCC ||
     version !== DEPTHWISE_PTX_NVCC ||
     version !== SPACE_TO_DEPTH_PTX_NVCC ||
-    version !== EPILOGUE_PTX_NVCC,
+    version !== EPILOGUE_PTX_NVCC ||
+    version !== SPLIT_TF32_PTX_NVCC,
 )(
-  `src/layout-ptx.ts, src/depthwise-ptx.ts, src/space-to-depth-ptx.ts and src/epilogue-ptx.ts are what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/ (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
+  `src/*-ptx.ts (layout, depthwise, space-to-depth, epilogue, split-tf32) are what nvcc ${LAYOUT_PTX_NVCC} makes of cuda/ (skipped: ${version === null ? `no nvcc at ${nvcc}` : `nvcc here is ${version}`})`,
   () => {
     it('is current', () => {
       const out = execFileSync('node', [join(root, 'scripts', 'gen-ptx.mjs'), '--check'], {
@@ -35,8 +37,9 @@ describe.skipIf(
         'src/depthwise-ptx.ts is current',
         'src/space-to-depth-ptx.ts is current',
         'src/epilogue-ptx.ts is current',
+        'src/split-tf32-ptx.ts is current',
       ]);
-      // Four units compiled and proved by ptxas: about 30 s alone, over 100 s beside the other
+      // Five units compiled and proved by ptxas: about 35 s alone, over 100 s beside the other
       // suites on two busy cores.
     }, 300_000);
   },

@@ -114,6 +114,21 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         },
       ],
       [
+        "math '3xtf32' (its inner TF32 plan and the split scratch)",
+        async () => {
+          const { Conv3dPlan } = await import('./plan.js');
+          const d = smallProblem(ElementKind.F32);
+          const plan = await Conv3dPlan.select(
+            stream(),
+            d,
+            { math: '3xtf32' },
+            { ignoreErrata: ['cudnn-9.10-conv3d-tf32'] },
+          );
+          expect(plan.algorithm('fw').name).toBe('3xTF32 over engine 28');
+          return [plan, d, ALL];
+        },
+      ],
+      [
         'heuristic, the f16 NCDHW erratum (via NDHWC)',
         async () => {
           const { Conv3dPlan } = await import('./plan.js');

@@ -26,6 +26,7 @@ describe('@baracuda/types entry point', () => {
         'MathPrecision',
         'OpCategory',
         'PLAN_ALGORITHMS',
+        'PLAN_MATHS',
         'PREBUILT_GLIBC_BASELINE',
         'PREBUILT_PLATFORMS',
         'ReportMismatchError',

@@ -7,7 +7,7 @@ import {
   workspaceBytes,
 } from './plan.js';
 
-const KEYS = 'maxWorkspaceBytes, algorithm, deterministic, allowTf32, preferBackend';
+const KEYS = 'maxWorkspaceBytes, algorithm, deterministic, allowTf32, math, preferBackend';
 
 describe('DEFAULT_PLAN_PREFERENCE', () => {
   it('holds the documented defaults and is frozen', () => {
@@ -16,6 +16,7 @@ describe('DEFAULT_PLAN_PREFERENCE', () => {
       algorithm: 'heuristic',
       deterministic: false,
       allowTf32: false,
+      math: 'default',
       preferBackend: undefined,
     });
     expect(Object.keys(DEFAULT_PLAN_PREFERENCE).join(', ')).toBe(KEYS);
@@ -32,6 +33,16 @@ describe('resolvePlanPreference', () => {
     );
   });
 
+  it("takes math '3xtf32' with heuristic or autotune and no TF32", () => {
+    expect(resolvePlanPreference({ math: '3xtf32' })).toMatchObject({
+      math: '3xtf32',
+      allowTf32: false,
+      algorithm: 'heuristic',
+    });
+    expect(resolvePlanPreference({ math: '3xtf32', algorithm: 'autotune' }).math).toBe('3xtf32');
+    expect(resolvePlanPreference({ math: 'default', allowTf32: true }).math).toBe('default');
+  });
+
   it('keeps given fields and fills the rest', () => {
     const resolved = resolvePlanPreference({
       maxWorkspaceBytes: 0,
@@ -44,6 +55,7 @@ describe('resolvePlanPreference', () => {
       algorithm: 'autotune',
       deterministic: true,
       allowTf32: false,
+      math: 'default',
       preferBackend: 'cudnn',
     });
     expect(Object.isFrozen(resolved)).toBe(true);
@@ -85,6 +97,18 @@ describe('resolvePlanPreference', () => {
     ],
     [{ deterministic: 1 }, 'Expected a boolean for deterministic but received 1 of type number'],
     [{ allowTf32: 'yes' }, 'Expected a boolean for allowTf32 but received "yes" of type string'],
+    [
+      { math: 'tf32' },
+      'Expected one of default, 3xtf32 for math but received "tf32" of type string',
+    ],
+    [
+      { math: '3xtf32', allowTf32: true },
+      "Expected false with math '3xtf32' for allowTf32 but received true",
+    ],
+    [
+      { math: '3xtf32', algorithm: 'pinned' },
+      "Expected 'heuristic' or 'autotune' with math '3xtf32' for algorithm but received \"pinned\" of type string",
+    ],
     [
       { preferBackend: 'tensorrt' },
       'Expected one of cudnn, cutlass, cublas, native, cpu for preferBackend but received "tensorrt" of type string',

@@ -14,6 +14,15 @@ export const PLAN_ALGORITHMS: readonly PlanAlgorithm[] = Object.freeze([
   'pinned',
 ]);
 
+/**
+ * How an f32 problem does its multiplies (see {@link PlanPreference.math}): `'default'` as
+ * `allowTf32` says (strict f32, or TF32), `'3xtf32'` on TF32 tensor cores to nearly strict f32.
+ */
+export type PlanMath = 'default' | '3xtf32';
+
+/** Every {@link PlanMath}, in the order error messages list them. */
+export const PLAN_MATHS: readonly PlanMath[] = Object.freeze(['default', '3xtf32']);
+
 /** Hints for plan selection. Pass a partial object; {@link resolvePlanPreference} fills the rest. */
 export interface PlanPreference {
   /**
@@ -41,6 +50,18 @@ export interface PlanPreference {
    */
   readonly allowTf32: boolean;
   /**
+   * `'default'`: the element kind's own math (for f32: strict, or TF32 with `allowTf32`).
+   * `'3xtf32'` (f32 problems only, opt in): each f32 input operand is split into a TF32 high
+   * part and a TF32 remainder, and three TF32 tensor-core products (hi·hi, hi·lo, lo·hi) are
+   * accumulated in f32 into the output: close to strict f32 (math precision
+   * {@link MathPrecision} `'tf32x3'`) at tensor-core speed, for three convolutions' time plus
+   * the split, and plan-owned scratch of the two split inputs (twice their bytes). Needs
+   * `allowTf32: false` (the two ask for different math) and algorithm `'heuristic'` or
+   * `'autotune'` (the pinned algorithms are the seed's strict-f32 ones). A problem of another
+   * element kind is refused at select. Defaults to `'default'`.
+   */
+  readonly math: PlanMath;
+  /**
    * Insist on one backend; selection fails with `UnsupportedError` if it has no kernel for the
    * problem. Defaults to `undefined` (automatic).
    */
@@ -53,6 +74,7 @@ export const DEFAULT_PLAN_PREFERENCE: PlanPreference = Object.freeze({
   algorithm: 'heuristic',
   deterministic: false,
   allowTf32: false,
+  math: 'default',
   preferBackend: undefined,
 });
 
@@ -65,7 +87,8 @@ const BACKEND_KINDS: readonly BackendKind[] = Object.freeze(Object.values(Backen
  * Fill a partial preference with the defaults and check every field, returning a frozen
  * {@link PlanPreference}. A key set to `undefined` takes its default. Throws
  * `InvalidArgumentError` for an unknown key, a `maxWorkspaceBytes` that is neither `'auto'` nor a
- * non-negative integer, an unknown algorithm or backend, or a flag that is not a boolean.
+ * non-negative integer, an unknown algorithm, math or backend, a flag that is not a boolean, or
+ * math `'3xtf32'` with `allowTf32: true` or algorithm `'pinned'`.
  */
 export function resolvePlanPreference(partial?: Partial<PlanPreference>): PlanPreference {
   if (partial === undefined) return DEFAULT_PLAN_PREFERENCE;
@@ -76,11 +99,25 @@ export function resolvePlanPreference(partial?: Partial<PlanPreference>): PlanPr
   const pick = <K extends keyof PlanPreference>(key: K): unknown =>
     partial[key] === undefined ? DEFAULT_PLAN_PREFERENCE[key] : partial[key];
   const preferBackend = pick('preferBackend');
+  const algorithm = expectOneOf('algorithm', pick('algorithm'), PLAN_ALGORITHMS);
+  const allowTf32 = expectBoolean('allowTf32', pick('allowTf32'));
+  const math = expectOneOf('math', pick('math'), PLAN_MATHS);
+  if (math === '3xtf32' && allowTf32) {
+    throw new InvalidArgumentError('allowTf32', "false with math '3xtf32'", allowTf32);
+  }
+  if (math === '3xtf32' && algorithm === 'pinned') {
+    throw new InvalidArgumentError(
+      'algorithm',
+      "'heuristic' or 'autotune' with math '3xtf32'",
+      algorithm,
+    );
+  }
   return Object.freeze({
     maxWorkspaceBytes: expectWorkspaceLimit(pick('maxWorkspaceBytes')),
-    algorithm: expectOneOf('algorithm', pick('algorithm'), PLAN_ALGORITHMS),
+    algorithm,
     deterministic: expectBoolean('deterministic', pick('deterministic')),
-    allowTf32: expectBoolean('allowTf32', pick('allowTf32')),
+    allowTf32,
+    math,
     preferBackend:
       preferBackend === undefined
         ? undefined

@@ -80,6 +80,7 @@ describe('string constants', () => {
     expect(LayoutSku.Ndhwc).toBe('ndhwc');
     expect(EpilogueKind.Identity).toBe('identity');
     expect(MathPrecision.Tf32).toBe('tf32');
+    expect(MathPrecision.Tf32x3).toBe('tf32x3');
   });
 
   it('are unique within each vocabulary', () => {

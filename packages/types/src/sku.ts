@@ -186,6 +186,17 @@ export const MathPrecision = {
   Bf16: 'bf16',
   /** TensorFloat-32: f32 storage, inputs cut to a 10-bit mantissa in the tensor cores. */
   Tf32: 'tf32',
+  /**
+   * 3xTF32: f32 storage, every f32 input a split into a TF32 high part and a TF32 remainder
+   * (`hi = tf32(a)`, `lo = tf32(a − hi)`, so `|a − hi − lo| ≤ 2⁻²² |a|`), and the bilinear
+   * product as three TF32 tensor-core products `hi·hi + hi·lo + lo·hi`, accumulated in f32 (the
+   * CUTLASS trick). The dropped `lo·lo` term and the split's remainder are each about 2⁻²² of a
+   * product's size, below the f32 accumulation's own rounding over a convolution's sums, so the
+   * result is close to strict f32: it is held to the strict-f32 tolerance, not TF32's (about
+   * 2⁻¹¹). Not bit-identical to strict f32. Inputs within a TF32 ulp of the f32 range's ends,
+   * and subnormal remainders (which tensor cores may flush), lose what strict f32 would keep.
+   */
+  Tf32x3: 'tf32x3',
   F32: 'f32',
   F64: 'f64',
   /** 8-bit integer multiply, 32-bit integer accumulate. */

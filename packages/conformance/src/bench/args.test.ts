@@ -6,6 +6,8 @@ describe('parseBenchArgs', () => {
   it('has the documented defaults', () => {
     const o = parseBenchArgs([]);
     expect(o.dtypes).toEqual(['f32', 'tf32', 'f16', 'bf16', 'f64']);
+    // 3xtf32 only when named.
+    expect(parseBenchArgs(['--dtypes', '3xtf32,f32']).dtypes).toEqual(['3xtf32', 'f32']);
     expect(o.layouts).toEqual(['ncdhw', 'ndhwc']);
     expect(o.passes).toEqual(['fw', 'bwData', 'bwFilter', 'bwStep']);
     expect(o.shard).toBeUndefined();
@@ -108,11 +110,11 @@ describe('parseBenchArgs', () => {
   const bad: Array<[string[], string]> = [
     [
       ['--dtypes', 'f8'],
-      'Expected one of f32, tf32, f16, bf16, f64 for --dtypes but received "f8" of type string',
+      'Expected one of f32, tf32, 3xtf32, f16, bf16, f64 for --dtypes but received "f8" of type string',
     ],
     [
       ['--dtypes', ','],
-      'Expected a comma-separated list of f32, tf32, f16, bf16, f64 for --dtypes but received "," of type string',
+      'Expected a comma-separated list of f32, tf32, 3xtf32, f16, bf16, f64 for --dtypes but received "," of type string',
     ],
     [
       ['--layouts', 'nchw'],
@@ -213,7 +215,7 @@ describe('parseBenchArgs', () => {
     ],
     [
       ['--tuned-on', 'f16:nhwc'],
-      'Expected dtype:layout with a dtype of f32, tf32, f16, bf16, f64 and a layout of ncdhw, ndhwc for --tuned-on but received "f16:nhwc" of type string',
+      'Expected dtype:layout with a dtype of f32, tf32, 3xtf32, f16, bf16, f64 and a layout of ncdhw, ndhwc for --tuned-on but received "f16:nhwc" of type string',
     ],
     [
       ['--commit', 'HEAD'],

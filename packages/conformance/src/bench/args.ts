@@ -12,13 +12,14 @@ import {
   type BenchMode,
   type BenchOutputs,
   type BenchPass,
+  DEFAULT_DTYPES,
 } from './types.js';
 
 /** Options of the `bench` command, after parsing. */
 export interface BenchOptions {
   /** A suite file in the shared suite's format. Defaults to `the shared conv3d suite`. */
   suite: string | undefined;
-  /** Defaults to `f32,tf32,f16,bf16,f64`. */
+  /** Defaults to `f32,tf32,f16,bf16,f64` (`3xtf32` only when named). */
   dtypes: BenchDtype[];
   /** ndhwc applies to f16 and bf16 only. Defaults to `ncdhw,ndhwc`. */
   layouts: BenchLayout[];
@@ -124,7 +125,8 @@ Options:
   --suite <file.json>       suite in the shared format (default: the shared conv3d suite)
   --cases <a,b,...>         only these case names
   --groups <a:b:c,...>      only these groups, each case:dtype:layout (e.g. c3d-conv2:tf32:ncdhw)
-  --dtypes <list>           f32,tf32,f16,bf16,f64 (default: all; f64 only on small cases)
+  --dtypes <list>           f32,tf32,3xtf32,f16,bf16,f64 (default: all but 3xtf32; f64 only on
+                            small cases; 3xtf32: math '3xtf32' against PyTorch in strict f32)
   --layouts <list>          ncdhw,ndhwc (ndhwc applies to f16/bf16; default: both)
   --passes <list>           fw,bwData,bwFilter,bwStep (default: all; bwStep = dX and dW of a
                             training step: our runBwData + runDw, PyTorch's one autograd backward)
@@ -334,9 +336,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     const raw = get(name);
     return raw === undefined ? fallback : parseNumber(name, raw, kind);
   };
-  const list = <T extends string>(name: string, allowed: readonly T[]): T[] => {
+  const list = <T extends string>(
+    name: string,
+    allowed: readonly T[],
+    defaults: readonly T[] = allowed,
+  ): T[] => {
     const raw = get(name);
-    return raw === undefined ? [...allowed] : parseList(name, raw, allowed);
+    return raw === undefined ? [...defaults] : parseList(name, raw, allowed);
   };
 
   const cases = nameList('--cases', get('cases'), 'a comma-separated list of case names');
@@ -357,7 +363,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
 
   return {
     suite: get('suite'),
-    dtypes: list('dtypes', ALL_DTYPES),
+    dtypes: list('dtypes', ALL_DTYPES, DEFAULT_DTYPES),
     layouts: list('layouts', ALL_LAYOUTS),
     passes: list('passes', ALL_PASSES),
     modes: list('algos', ALL_MODES),

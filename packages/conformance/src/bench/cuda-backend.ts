@@ -29,7 +29,7 @@ const COPY_BYTES = 1024 * 1024 * 1024;
 const COPY_REPS = 15;
 
 function storageElement(dtype: BenchDtype): 'f16' | 'bf16' | 'f32' | 'f64' {
-  return dtype === 'tf32' ? 'f32' : dtype;
+  return dtype === 'tf32' || dtype === '3xtf32' ? 'f32' : dtype;
 }
 
 function describeCudnn(): CudnnIdentity {
@@ -234,6 +234,7 @@ class CudaGroupSession implements GroupSession {
       {
         algorithm: mode,
         allowTf32: this.group.dtype === 'tf32',
+        math: this.group.dtype === '3xtf32' ? '3xtf32' : 'default',
         ...(this.backend.maxWorkspaceBytes === undefined
           ? {}
           : { maxWorkspaceBytes: this.backend.maxWorkspaceBytes }),

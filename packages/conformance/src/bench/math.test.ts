@@ -58,6 +58,7 @@ describe('problem sizes', () => {
     expect(convBytes(c3d, 'f16')).toBe(elements * 2);
     expect(convBytes(c3d, 'bf16')).toBe(elements * 2);
     expect(convBytes(c3d, 'tf32')).toBe(elements * 4);
+    expect(convBytes(c3d, '3xtf32')).toBe(elements * 4);
     expect(convBytes(c3d, 'f64')).toBe(elements * 8);
     expect(elementBytes('f32')).toBe(4);
   });

@@ -7,7 +7,7 @@ import type { BenchCase, BenchDtype, BenchLayout, BenchPass, BenchRowKey } from 
 // times them.
 export { MAX_ROTATION_SETS, median, ROTATE_BELOW_BYTES, rotationSets } from '@baracuda/kernels';
 
-/** Bytes per element of a bench dtype (tf32 is f32 storage). */
+/** Bytes per element of a bench dtype (tf32 and 3xtf32 are f32 storage). */
 export function elementBytes(dtype: BenchDtype): number {
   switch (dtype) {
     case 'f16':
@@ -15,6 +15,7 @@ export function elementBytes(dtype: BenchDtype): number {
       return 2;
     case 'f32':
     case 'tf32':
+    case '3xtf32':
       return 4;
     case 'f64':
       return 8;

@@ -4,8 +4,12 @@
  */
 import type { SuiteCase } from '../suite/index.js';
 
-/** The dtypes the bench covers. `tf32` is f32 storage with TF32 tensor-core math allowed. */
-export type BenchDtype = 'f32' | 'tf32' | 'f16' | 'bf16' | 'f64';
+/**
+ * The dtypes the bench covers. `tf32` is f32 storage with TF32 tensor-core math allowed; `3xtf32`
+ * is f32 storage with our `math: '3xtf32'` (three TF32 products, strict-f32 accuracy), against
+ * PyTorch in strict f32 (it has no such mode).
+ */
+export type BenchDtype = 'f32' | 'tf32' | '3xtf32' | 'f16' | 'bf16' | 'f64';
 /** Memory layouts of activations. */
 export type BenchLayout = 'ncdhw' | 'ndhwc';
 /**
@@ -18,7 +22,10 @@ export type BenchMode = 'pinned' | 'heuristic' | 'autotune';
 /** Where our timed calls write: one output per group, or one per input set. */
 export type BenchOutputs = 'shared' | 'rotated';
 
-export const ALL_DTYPES: readonly BenchDtype[] = ['f32', 'tf32', 'f16', 'bf16', 'f64'];
+/** Every dtype `--dtypes` takes. */
+export const ALL_DTYPES: readonly BenchDtype[] = ['f32', 'tf32', '3xtf32', 'f16', 'bf16', 'f64'];
+/** The dtypes benched when none are named: all but the opt-in `3xtf32`. */
+export const DEFAULT_DTYPES: readonly BenchDtype[] = ['f32', 'tf32', 'f16', 'bf16', 'f64'];
 export const ALL_LAYOUTS: readonly BenchLayout[] = ['ncdhw', 'ndhwc'];
 export const ALL_PASSES: readonly BenchPass[] = ['fw', 'bwData', 'bwFilter', 'bwStep'];
 export const ALL_MODES: readonly BenchMode[] = ['pinned', 'heuristic', 'autotune'];

@@ -21,7 +21,12 @@ import {
 } from './gpu-api.js';
 import { freshSeed, type Seed } from './host.js';
 import { type CheckCounts, type CheckRow, countRows } from './rows.js';
-import { CHECK_DTYPES, type CheckDtype } from './tolerances.js';
+import {
+  algorithmAllowed,
+  type CheckDtype,
+  DEFAULT_CHECK_DTYPES,
+  dtypeAllowed,
+} from './tolerances.js';
 
 /** The built-in suites, by their CLI names. */
 export type SuiteName = DefaultSuiteName;
@@ -101,7 +106,7 @@ export function buildCases(options: BuildCasesOptions = {}): CheckCase[] {
 export interface CheckOptions {
   /** The cases; see buildCases. */
   readonly cases: readonly CheckCase[];
-  /** Defaults to all of CHECK_DTYPES. */
+  /** Defaults to DEFAULT_CHECK_DTYPES (all but the opt-in 3xtf32). */
   readonly dtypes?: readonly CheckDtype[];
   /** Defaults to `['ncdhw', 'ndhwc']`. */
   readonly layouts?: readonly Layout[];
@@ -135,7 +140,7 @@ export interface CheckReport extends CheckCounts {
 /** Run every requested row on an open GPU. Never throws for a failing row: it becomes a `fail`. */
 export async function runCheck(api: GpuApi, options: CheckOptions): Promise<CheckReport> {
   const seed = options.seed ?? freshSeed();
-  const dtypes = options.dtypes ?? CHECK_DTYPES;
+  const dtypes = options.dtypes ?? DEFAULT_CHECK_DTYPES;
   const layouts = options.layouts ?? LAYOUTS;
   const passes = options.passes ?? PASSES;
   const algos = options.algos ?? ALGO_MODES;
@@ -151,11 +156,12 @@ export async function runCheck(api: GpuApi, options: CheckOptions): Promise<Chec
   try {
     for (const c of options.cases) {
       for (const dtype of dtypes) {
-        if (c.dtypes && !c.dtypes.includes(dtype)) continue;
+        if (!dtypeAllowed(c.dtypes, dtype)) continue;
         for (const layout of layouts) {
           const label = `${c.name}|${dtype}|${layout}`;
           const inputs = new InputSet(toProblem(c.case, layout), dtype, seed, label);
           for (const algorithm of algos) {
+            if (!algorithmAllowed(dtype, algorithm)) continue;
             const caseRows = await checkConv(api, stream, {
               caseName: c.name,
               suiteCase: c.case,

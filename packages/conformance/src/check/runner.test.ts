@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countConvRows } from '../cli/check.js';
 import { TINY_SUITE } from '../suite/index.js';
 import { checkConv, sampleIndices, toProblem } from './conv.js';
 import {
@@ -17,7 +18,7 @@ import { formatHeader, formatRow } from './format.js';
 import { countNaNStored, decodeAt, encode, Rng, randomTensor } from './host.js';
 import { countRows, summaryLine } from './rows.js';
 import { buildCases, runCheck } from './run.js';
-import { TOLERANCES } from './tolerances.js';
+import { type CheckDtype, TOLERANCES } from './tolerances.js';
 
 const SEED = '0123456789abcdef';
 const CASE = TINY_SUITE.find((c) => c.k[0] === 3) ?? TINY_SUITE[0]!;
@@ -37,7 +38,7 @@ function spec(overrides: Partial<Parameters<typeof checkConv>[2]> = {}) {
 }
 
 describe('checkConv on a correct (fake) plan', () => {
-  it.each(['f32', 'tf32', 'f64', 'f16', 'bf16'] as const)(
+  it.each(['f32', 'tf32', '3xtf32', 'f64', 'f16', 'bf16'] as const)(
     'passes every pass in %s',
     async (dtype) => {
       const gpu = new FakeGpu();
@@ -206,6 +207,28 @@ describe('runCheck', () => {
     );
     expect(seen).toHaveLength(report.rows.length);
     expect(formatHeader()).toMatch(/^status +case +dtype layout pass +algorithm +rel\.err +tol$/);
+  });
+
+  it('runs 3xtf32 only when named, on the cases f32 runs, and never pinned', async () => {
+    const gpu = new FakeGpu();
+    const cases = buildCases({ suites: ['tiny'] }).slice(0, 1);
+    const defaults = await runCheck(gpu, { cases, seed: SEED, extras: false });
+    expect(defaults.rows.some((r) => r.dtype === '3xtf32')).toBe(false);
+    const dtypes: CheckDtype[] = ['3xtf32', 'f16'];
+    const args = { dtypes, layouts: undefined, passes: undefined };
+    const limited = [{ ...cases[0]!, dtypes: ['f32', 'f16'] as CheckDtype[] }];
+    const report = await runCheck(gpu, { cases: limited, ...args, seed: SEED, extras: false });
+    const rows = report.rows.filter((r) => r.dtype === '3xtf32');
+    // 2 layouts × 2 modes (heuristic, autotune) × 3 passes.
+    expect(rows).toHaveLength(12);
+    expect(rows.some((r) => r.mode === 'pinned')).toBe(false);
+    expect(rows.every((r) => r.status === 'pass' && r.tolerance === 1e-5)).toBe(true);
+    expect(countConvRows(limited, { ...args, algos: undefined })).toBe(
+      report.rows.filter((r) => r.check === 'conv').length,
+    );
+    expect(
+      countConvRows([{ dtypes: ['f16'] as CheckDtype[] }], { ...args, algos: undefined }),
+    ).toBe(18);
   });
 
   it('reduces suite-file cases and names how', () => {

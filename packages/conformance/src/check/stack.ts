@@ -216,6 +216,7 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
           {
             algorithm: request.algorithm,
             allowTf32: request.dtype === 'tf32',
+            math: request.dtype === '3xtf32' ? '3xtf32' : 'default',
             deterministic: request.deterministic ?? false,
           },
           options.onProgress ? { onProgress: options.onProgress } : undefined,

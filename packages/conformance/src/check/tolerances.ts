@@ -13,11 +13,37 @@
  * relative L2 error grows like u·√K·c with c ≈ 1, far below the worst-case bound u·K.
  */
 
-/** The precisions `check` knows: f32 strict, f32 with TF32 tensor cores allowed, f64, f16, bf16. */
-export type CheckDtype = 'f32' | 'tf32' | 'f64' | 'f16' | 'bf16';
+/**
+ * The precisions `check` knows: f32 strict, f32 with TF32 tensor cores allowed, f32 as three TF32
+ * products (`math: '3xtf32'`), f64, f16, bf16.
+ */
+export type CheckDtype = 'f32' | 'tf32' | '3xtf32' | 'f64' | 'f16' | 'bf16';
 
 /** Every CheckDtype, in the order the table prints them. */
-export const CHECK_DTYPES: readonly CheckDtype[] = ['f32', 'tf32', 'f64', 'f16', 'bf16'];
+export const CHECK_DTYPES: readonly CheckDtype[] = ['f32', 'tf32', '3xtf32', 'f64', 'f16', 'bf16'];
+
+/**
+ * The dtypes a check runs when none are named: all but `3xtf32`, an opt-in math mode asked for
+ * by name (`--dtypes 3xtf32`).
+ */
+export const DEFAULT_CHECK_DTYPES: readonly CheckDtype[] = ['f32', 'tf32', 'f64', 'f16', 'bf16'];
+
+/**
+ * Whether a case limited to `allowed` dtypes (undefined: all) runs `dtype`: `3xtf32` wherever
+ * f32 does.
+ */
+export function dtypeAllowed(
+  allowed: readonly CheckDtype[] | undefined,
+  dtype: CheckDtype,
+): boolean {
+  if (allowed === undefined || allowed.includes(dtype)) return true;
+  return dtype === '3xtf32' && allowed.includes('f32');
+}
+
+/** Whether `dtype` has rows in `algorithm`: `3xtf32` has none pinned (the preference refuses it). */
+export function algorithmAllowed(dtype: CheckDtype, algorithm: string): boolean {
+  return dtype !== '3xtf32' || algorithm !== 'pinned';
+}
 
 /** One row of the tolerance table. */
 export interface Tolerance {
@@ -45,6 +71,15 @@ export const TOLERANCES: Readonly<Record<CheckDtype, Tolerance>> = {
       'Strict f32: f32 products and f32 accumulator, u = 2^-24 ≈ 6e-8. For the largest reduction ' +
       'in the default suites (K ≈ 10^4) u·√K ≈ 6e-6, under 1e-5. A TF32 engine slipping into a ' +
       'strict plan gives ≈ 3e-4 and fails, which is the point of this row.',
+  },
+  '3xtf32': {
+    dtype: '3xtf32',
+    relL2: 1e-5,
+    reasoning:
+      "Held to strict f32's bound: each input is split into TF32 parts with |a - hi - lo| <= " +
+      '2^-22 |a|, and hi·hi + hi·lo + lo·hi is summed in f32; the dropped lo·lo term is about ' +
+      '2^-24 of a product, so the error is the f32 accumulation (u·√K ≈ 6e-6 at K ≈ 10^4) plus ' +
+      'about 1e-7. One product left in plain TF32 gives ≈ 3e-4 and fails.',
   },
   tf32: {
     dtype: 'tf32',
@@ -85,9 +120,9 @@ export function toleranceFor(dtype: CheckDtype): number {
  */
 export const ADJOINT_TOLERANCE = 1e-10;
 
-/** The storage element of each dtype (`tf32` is stored as f32). */
+/** The storage element of each dtype (`tf32` and `3xtf32` are stored as f32). */
 export function storageElement(dtype: CheckDtype): 'f32' | 'f64' | 'f16' | 'bf16' {
-  return dtype === 'tf32' ? 'f32' : dtype;
+  return dtype === 'tf32' || dtype === '3xtf32' ? 'f32' : dtype;
 }
 
 /** Bytes per stored element. */

@@ -7,7 +7,12 @@ import { freshSeed, isSeed } from '../check/host.js';
 import { summaryLine } from '../check/rows.js';
 import { buildCases, LAYOUTS, runCheck, SUITE_NAMES } from '../check/run.js';
 import type { CheckDtype } from '../check/tolerances.js';
-import { CHECK_DTYPES } from '../check/tolerances.js';
+import {
+  algorithmAllowed,
+  CHECK_DTYPES,
+  DEFAULT_CHECK_DTYPES,
+  dtypeAllowed,
+} from '../check/tolerances.js';
 import { parseFlags, parseList, parseNonNegativeInteger, parsePositiveInteger } from './args.js';
 import { autotuneProgress, type CliIo } from './io.js';
 
@@ -24,7 +29,8 @@ Options:
   --suites <list>       built-in suites: ${SUITE_NAMES.join(',')}
                         (default: all but large, or none when --suite is given;
                         large needs tens of GB of host memory and minutes)
-  --dtypes <list>       ${CHECK_DTYPES.join(',')} (default: all)
+  --dtypes <list>       ${CHECK_DTYPES.join(',')} (default: all but 3xtf32;
+                        3xtf32: f32 as three TF32 products, strict-f32 tolerance, not pinned)
   --layouts <list>      ${LAYOUTS.join(',')} (default: both)
   --passes <list>       ${PASSES.join(',')} (default: all)
   --algos <list>        ${ALGO_MODES.join(',')} (default: all)
@@ -101,13 +107,13 @@ export function countConvRows(
   cases: ReadonlyArray<{ readonly dtypes?: readonly CheckDtype[] | undefined }>,
   args: Pick<ReturnType<typeof parseCheckArgs>, 'dtypes' | 'layouts' | 'passes' | 'algos'>,
 ): number {
-  const dtypes = args.dtypes ?? CHECK_DTYPES;
-  const perDtype =
-    (args.layouts ?? LAYOUTS).length *
-    (args.algos ?? ALGO_MODES).length *
-    (args.passes ?? PASSES).length;
+  const dtypes = args.dtypes ?? DEFAULT_CHECK_DTYPES;
+  const algos = args.algos ?? ALGO_MODES;
+  const perAlgo = (args.layouts ?? LAYOUTS).length * (args.passes ?? PASSES).length;
+  const perDtype = (d: CheckDtype) => algos.filter((a) => algorithmAllowed(d, a)).length * perAlgo;
   return cases.reduce(
-    (sum, c) => sum + dtypes.filter((d) => !c.dtypes || c.dtypes.includes(d)).length * perDtype,
+    (sum, c) =>
+      sum + dtypes.filter((d) => dtypeAllowed(c.dtypes, d)).reduce((n, d) => n + perDtype(d), 0),
     0,
   );
 }

@@ -86,7 +86,7 @@ describe('main', () => {
       'Run "baracuda --help" for the commands.',
       'baracuda: unknown command "nope".',
       'Run "baracuda --help" for the commands.',
-      'baracuda check: Expected a comma-separated list of f32, tf32, f64, f16, bf16 for --dtypes but received "f8" of type string',
+      'baracuda check: Expected a comma-separated list of f32, tf32, 3xtf32, f64, f16, bf16 for --dtypes but received "f8" of type string',
       'Run "baracuda check --help" for the options.',
       "baracuda check: Unknown option '--bogus'",
       'Run "baracuda check --help" for the options.',

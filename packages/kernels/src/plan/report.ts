@@ -13,8 +13,8 @@ import type { PlanCore } from '../select/core.js';
 
 /**
  * Before any pass is built, the preference's intent; after, the truth of the chosen
- * engines/algorithms (TF32 if any built f32 pass uses tensor cores, nondeterministic if any
- * built pass is).
+ * engines/algorithms (TF32 if any built f32 pass uses tensor cores, else 3xTF32 if any built pass
+ * runs as three TF32 products, nondeterministic if any built pass is).
  */
 export function precisionGuarantee(core: PlanCore): PrecisionGuarantee {
   const { desc, preference } = core.ctx;
@@ -23,11 +23,17 @@ export function precisionGuarantee(core: PlanCore): PrecisionGuarantee {
   const accumulator = element === ElementKind.F64 ? ElementKind.F64 : ElementKind.F32;
   if (built.length === 0) {
     const deterministic = preference.deterministic || preference.algorithm === 'pinned';
-    const mathPrecision = intendedMathPrecision(element, preference.allowTf32);
+    const mathPrecision =
+      preference.math === '3xtf32'
+        ? 'tf32x3'
+        : intendedMathPrecision(element, preference.allowTf32);
     return { mathPrecision, accumulator, deterministic, bitStableOnSameHardware: deterministic };
   }
-  const tf32 = built.some((i) => i.mathPrecision === 'tf32');
-  const mathPrecision = tf32 ? 'tf32' : built[0]!.mathPrecision;
+  // The least precise pass speaks for the plan: TF32, then 3xTF32, then the rest.
+  const weakest = (['tf32', 'tf32x3'] as const).find((m) =>
+    built.some((i) => i.mathPrecision === m),
+  );
+  const mathPrecision = weakest ?? built[0]!.mathPrecision;
   const deterministic = built.every((i) => i.deterministic);
   return { mathPrecision, accumulator, deterministic, bitStableOnSameHardware: deterministic };
 }

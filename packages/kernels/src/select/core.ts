@@ -1,9 +1,9 @@
 /**
  * A problem's plan without its public face: the context its executors share, and per pass the
  * executor that runs it, chosen on first use in the one dispatch order there is (our depthwise
- * kernels, the route autotune installed, the layout detour every pass takes, cuDNN) from what the
- * selection (heuristic, pinned, or autotune's installed choices) left. A detour's inner problem is a
- * PlanCore of its own, sharing the handle.
+ * kernels, the 3xTF32 split, the route autotune installed, the layout detour every pass takes,
+ * cuDNN) from what the selection (heuristic, pinned, or autotune's installed choices) left. A
+ * detour's inner problem is a PlanCore of its own, sharing the handle.
  */
 import { DisposedError, ElementKind } from '@baracuda/types';
 import type { ResolvedPlanPreference } from '../compat.js';
@@ -19,7 +19,9 @@ import { CudnnExecutor } from '../exec/cudnn.js';
 import { type DepthwiseExecutor, depthwiseExecutor } from '../exec/depthwise.js';
 import type { ExecContext, InnerPlan, PassExecutor } from '../exec/executor.js';
 import { LayoutDetour, otherLayout } from '../exec/layout-detour.js';
+import { Tf32x3Split } from '../exec/split-tf32.js';
 import { LayoutKernels, layoutTransposes, transposeGrid } from '../layout.js';
+import type { SplitKernels } from '../split-tf32.js';
 import type { DeviceLike, StreamLike } from '../sys.js';
 import type { PassSelection } from './autotune/budget.js';
 import type { TunedChoice } from './autotune/cache-codec.js';
@@ -71,6 +73,8 @@ export class PlanCore implements InnerPlan {
   #detour: LayoutDetour<PlanCore> | undefined;
   /** Our layout kernels for this plan's detour: undefined until asked, null when unusable. */
   #layout: LayoutKernels | null | undefined;
+  /** Every pass as three TF32 products (`math: '3xtf32'`), over an inner TF32 plan. */
+  readonly #split: Tf32x3Split<PlanCore> | undefined;
 
   constructor(
     stream: StreamLike,
@@ -80,7 +84,11 @@ export class PlanCore implements InnerPlan {
     cudnnVersion: number,
     handle: SharedHandle,
     errataApplied: string[],
-    options: { isTwin?: boolean; detour?: { erratum: Erratum | undefined; inner: PlanCore } } = {},
+    options: {
+      isTwin?: boolean;
+      detour?: { erratum: Erratum | undefined; inner: PlanCore };
+      split?: { kernels: SplitKernels; inner: PlanCore };
+    } = {},
   ) {
     const problem = desc.describe();
     const scope = new CudnnScope(this, handle, problem, device);
@@ -105,6 +113,15 @@ export class PlanCore implements InnerPlan {
     this.#passes = { fw: state(), bwData: state(), bwFilter: state() };
     const d = options.detour;
     if (d !== undefined) this.#detour = this.#makeDetour(d.erratum, true, d.inner);
+    const split = options.split;
+    this.#split =
+      split &&
+      new Tf32x3Split(this.ctx, split.kernels, split.inner, (pass) => {
+        // On cuDNN, the accumulating calls' own plan (alpha 1, beta 1); another route's as it says.
+        const e = split.inner.executor(pass);
+        const cudnn = split.inner.cudnn(pass);
+        return e === cudnn ? cudnn.choice(1, 1, 16).workspaceBytes : e.workspaceBytes();
+      });
   }
 
   /**
@@ -136,11 +153,13 @@ export class PlanCore implements InnerPlan {
 
   /**
    * The executor that runs `pass`: ours (a depthwise problem's default, or autotune's choice),
-   * else the route installed for it, else the layout detour every pass takes, else cuDNN.
+   * else the 3xTF32 split (`math: '3xtf32'`), else the route installed for it, else the layout
+   * detour every pass takes, else cuDNN.
    */
   executor(pass: Conv3dPass): PassExecutor {
     const depthwise = this.depthwise(pass);
     if (depthwise !== null) return depthwise;
+    if (this.#split !== undefined) return this.#split.executor(pass);
     const installed = this.#passes[pass].installed;
     if (installed !== undefined) return installed;
     const every = this.everyPassDetour;
@@ -152,6 +171,7 @@ export class PlanCore implements InnerPlan {
   built(pass: Conv3dPass): AlgorithmInfo | undefined {
     const st = this.#passes[pass];
     if (st.depthwise) return st.depthwise.built();
+    if (this.#split !== undefined) return this.#split.executor(pass).built();
     if (st.installed !== undefined) return st.installed.built();
     const every = this.everyPassDetour;
     if (every !== undefined) return every.inner.built(pass);
@@ -198,6 +218,11 @@ export class PlanCore implements InnerPlan {
       st.cudnn = new CudnnExecutor(this.ctx, pass, build);
     }
     return st.cudnn;
+  }
+
+  /** The 3xTF32 split every pass takes (`math: '3xtf32'`), if there is one. */
+  get split(): Tf32x3Split<PlanCore> | undefined {
+    return this.#split;
   }
 
   /** The detour every pass takes, if there is one. */
@@ -315,6 +340,7 @@ export class PlanCore implements InnerPlan {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#detour?.inner.dispose();
+    this.#split?.dispose();
     for (const pass of PASSES) this.#passes[pass].installed?.dispose?.();
     for (const pass of PASSES) this.#passes[pass].cudnn?.dispose();
     this.ctx.scope.release(this);

@@ -1,10 +1,11 @@
 /**
  * A problem's plan core made for select: cuDNN loaded, the workspace limit settled, the errata
  * applied (a warning for each one ignored, a refusal, strict f32, or the layout detour for every
- * pass), the shared handle acquired.
+ * pass), the shared handle acquired; under `math: '3xtf32'`, the 3xTF32 split of every pass over
+ * an inner plan of the same problem with TF32 math.
  */
-import { UnsupportedError } from '@baracuda/types';
-import type { PlanPreference } from '../compat.js';
+import { ElementKind, InvalidArgumentError, UnsupportedError } from '@baracuda/types';
+import type { PlanPreference, ResolvedPlanPreference } from '../compat.js';
 import type { ResolvedOptions } from '../core/types.js';
 import { acquireHandle } from '../cudnn/handle.js';
 import type { Conv3dDescriptor } from '../descriptor.js';
@@ -16,7 +17,8 @@ import {
   erratumRefusal,
   formatCudnnVersion,
 } from '../errata.js';
-import { deviceOf, loadCudnn, type StreamLike } from '../sys.js';
+import { SplitKernels } from '../split-tf32.js';
+import { type DeviceLike, deviceOf, loadCudnn, type StreamLike } from '../sys.js';
 import { otherLayoutClean, PlanCore } from './core.js';
 
 /** The core of a plan of `desc` (checked already) on `stream`, under the asked preference. */
@@ -26,6 +28,9 @@ export function createCore(
   asked: PlanPreference,
   opts: ResolvedOptions,
 ): PlanCore {
+  if (asked.math === '3xtf32' && desc.element !== ElementKind.F32) {
+    throw new InvalidArgumentError('desc.element', "'f32' with math '3xtf32'", desc.element);
+  }
   const version = loadCudnn();
   const device = deviceOf(stream);
   let pref = settleWorkspaceLimit(asked, desc, device);
@@ -52,11 +57,26 @@ export function createCore(
       }
       via = erratum;
     } else {
-      pref = { ...pref, allowTf32: false };
+      pref = { ...pref, allowTf32: false, math: 'default' };
     }
     applied.push(erratum.id);
   }
   device.makeCurrent?.();
+  if (pref.math === '3xtf32') return splitCore(stream, device, desc, pref, version, applied, opts);
+  return plainCore(stream, device, desc, pref, version, applied, opts, via);
+}
+
+/** A plan of the problem as it is (or through the layout detour every pass takes). */
+function plainCore(
+  stream: StreamLike,
+  device: DeviceLike,
+  desc: Conv3dDescriptor,
+  pref: ResolvedPlanPreference,
+  version: number,
+  applied: string[],
+  opts: ResolvedOptions,
+  via: Erratum | undefined,
+): PlanCore {
   const always =
     opts.layoutDetour === 'always' &&
     pref.algorithm !== 'pinned' &&
@@ -71,6 +91,39 @@ export function createCore(
     const handle = acquireHandle(device.ordinal, desc.describe());
     return new PlanCore(stream, device, desc, pref, version, handle, applied, {
       detour: { erratum: via, inner },
+    });
+  } catch (error) {
+    inner.dispose();
+    throw error;
+  }
+}
+
+/**
+ * A `math: '3xtf32'` plan: every pass split into three TF32 products of an inner plan of the same
+ * problem with TF32 math (heuristic or autotuned, its own layout detour where asked), on our split
+ * kernel; UnsupportedError where that kernel does not load.
+ */
+function splitCore(
+  stream: StreamLike,
+  device: DeviceLike,
+  desc: Conv3dDescriptor,
+  pref: ResolvedPlanPreference,
+  version: number,
+  applied: string[],
+  opts: ResolvedOptions,
+): PlanCore {
+  const kernels = SplitKernels.forDevice(device);
+  if (kernels instanceof Error) {
+    throw new UnsupportedError(
+      `math '3xtf32' needs baracuda's TF32 split kernel, which did not load on ${device.name} (${kernels.message}); select ${desc.describe()} with math 'default' instead`,
+    );
+  }
+  const innerPref: ResolvedPlanPreference = { ...pref, allowTf32: true, math: 'default' };
+  const inner = plainCore(stream, device, desc, innerPref, version, [], opts, undefined);
+  try {
+    const handle = acquireHandle(device.ordinal, desc.describe());
+    return new PlanCore(stream, device, desc, pref, version, handle, applied, {
+      split: { kernels, inner },
     });
   } catch (error) {
     inner.dispose();

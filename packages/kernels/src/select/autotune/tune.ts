@@ -35,8 +35,9 @@ export function* prepare(
   core: PlanCore,
   opts: ResolvedOptions,
 ): Generator<TimingEvent, void, void> {
-  // The inner plan of a layout detour every pass takes tunes; any other plan itself.
-  const tuner = core.everyPassDetour?.inner ?? core;
+  // The inner plan of the 3xTF32 split or of a layout detour every pass takes tunes; any other
+  // plan itself.
+  const tuner = core.split?.inner ?? core.everyPassDetour?.inner ?? core;
   const algorithm = core.ctx.preference.algorithm;
   if (opts.bwDataAsForward === 'always' && algorithm !== 'pinned') {
     const asForward = yield* makeBwDataAsForward(tuner, opts, tunePass);
