@@ -16,6 +16,7 @@ import {
   erratumRefusal,
   formatCudnnVersion,
 } from '../errata.js';
+import { isAsymmetric, legacyAsymmetricRefusal } from '../padding.js';
 import { deviceOf, loadCudnn, type StreamLike } from '../sys.js';
 import { otherLayoutClean, PlanCore } from './core.js';
 
@@ -26,6 +27,9 @@ export function createCore(
   asked: PlanPreference,
   opts: ResolvedOptions,
 ): PlanCore {
+  if (asked.algorithm === 'pinned' && isAsymmetric(desc)) {
+    throw new UnsupportedError(legacyAsymmetricRefusal(desc.describe()));
+  }
   const version = loadCudnn();
   const device = deviceOf(stream);
   let pref = settleWorkspaceLimit(asked, desc, device);
