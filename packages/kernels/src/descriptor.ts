@@ -196,12 +196,10 @@ export class Conv3dDescriptor {
       checkSameStride([this.strideD, this.strideH, this.strideW]);
       return new Conv3dDescriptor(FACTORY_TOKEN, { ...this.#fields(), paddingMode: 'same' });
     }
-    const pads =
-      typeof d === 'object' && d !== null
-        ? explicitPadding(d)
-        : arguments.length === 1 && typeof d !== 'number'
-          ? explicitPadding(d)
-          : { padD: d, padH: h, padW: w, padAfterD: d, padAfterH: h, padAfterW: w };
+    const symmetric = typeof d === 'number' || h !== undefined || w !== undefined;
+    const pads = symmetric
+      ? { padD: d, padH: h, padW: w, padAfterD: d, padAfterH: h, padAfterW: w }
+      : explicitPadding(d);
     return new Conv3dDescriptor(FACTORY_TOKEN, {
       ...this.#fields(),
       ...pads,

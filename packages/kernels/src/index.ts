@@ -8,11 +8,13 @@ export {
 } from './autotune-cache.js';
 export { releaseCudnnHandles } from './cudnn/handle.js';
 export {
+  type AsymmetricPadding,
   Conv3dDescriptor,
   type Conv3dLayout,
   type Conv3dProblem,
   convOutputExtent,
   INT32_MAX,
+  type PaddingSpec,
   stridesFor,
 } from './descriptor.js';
 export {
@@ -25,6 +27,11 @@ export {
   erratumRefusal,
   formatCudnnVersion,
 } from './errata.js';
+export type {
+  ConvTranspose3dBwDataArgs,
+  ConvTranspose3dDwArgs,
+  ConvTranspose3dFwArgs,
+} from './plan/transpose-arguments.js';
 export {
   type AlgorithmInfo,
   type Conv3dBwDataArgs,
@@ -51,3 +58,5 @@ export {
   rotationSets,
   tuneRotationSets,
 } from './policy.js';
+export { ConvTranspose3dDescriptor, type ConvTranspose3dProblem } from './transpose-descriptor.js';
+export { ConvTranspose3dPlan } from './transpose-plan.js';
