@@ -403,6 +403,58 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       if (existsSync(log)) rmSync(log);
     });
 
+    it('autotune tunes the convolution passes the transposed passes name, and caches them under the convolution', async () => {
+      const { Stream } = driver;
+      const stream = Stream.create();
+      const cachePath = join(mkdtempSync(join(tmpdir(), 'baracuda-transpose-cache-')), 'a.json');
+      const lines: string[] = [];
+      const d = up();
+      const plan = await ConvTranspose3dPlan.select(
+        stream,
+        d,
+        { algorithm: 'autotune' },
+        { passes: ['fw'], autotuneCachePath: cachePath, onProgress: (m) => lines.push(m) },
+      );
+      try {
+        const keys = Object.keys(JSON.parse(readFileSync(cachePath, 'utf8')).entries).map((k) =>
+          k.split(' | ').slice(0, 2).join(' '),
+        );
+        // The transposed forward is the convolution's backward-data, keyed by the convolution
+        // (and by its NDHWC twin, which the layout detour's candidate tunes).
+        expect(keys).toContain(`${d.conv().describe()} pass=bwData`);
+        expect(keys.every((k) => k.endsWith(' pass=bwData'))).toBe(true);
+        expect(lines.some((l) => l.startsWith(`${d.conv().describe()} bwData: `))).toBe(true);
+        expect(plan.algorithm('fw').name).toBe('engine 28');
+      } finally {
+        plan.dispose();
+      }
+    });
+
+    it('a depthwise transposed convolution runs our depthwise kernels (the convolution’s backward-data)', () => {
+      const { Stream } = driver;
+      const d = ConvTranspose3dDescriptor.create({
+        batch: 1,
+        cIn: 4,
+        dIn: 4,
+        hIn: 5,
+        wIn: 6,
+        cOut: 4,
+        dFilt: 3,
+        hFilt: 3,
+        wFilt: 3,
+        element: ElementKind.F32,
+      })
+        .withPadding(1, 1, 1)
+        .withGroups(4);
+      const plan = ConvTranspose3dPlan.selectSync(Stream.create(), d);
+      try {
+        expect(plan.algorithm('fw').path).toBe('native');
+        expect(plan.algorithm('fw').name).toMatch(/^baracuda depthwise/);
+      } finally {
+        plan.dispose();
+      }
+    });
+
     it('pinned runs the legacy algorithms for symmetric problems and refuses asymmetric ones', () => {
       const { Stream } = driver;
       const stream = Stream.create();
