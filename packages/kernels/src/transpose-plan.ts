@@ -17,6 +17,8 @@ import {
 import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo } from './core/types.js';
+import { Conv3dDescriptor } from './descriptor.js';
+import { TrailingPlanes } from './exec/trailing-planes.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import { checkStream } from './plan/arguments.js';
 import { type Conv3dPlanOptions, resolveOptions } from './plan/options.js';
@@ -88,6 +90,8 @@ export class ConvTranspose3dPlan {
   /** Ids of errata that changed what this plan does. */
   readonly errataApplied: readonly string[];
   readonly #core: PlanCore;
+  /** The run of a problem with trailing planes no input reaches (outputPadding > padAfter), or null. */
+  readonly #trailing: TrailingPlanes | null;
   readonly #runTarget: RunTarget;
 
   static {
@@ -98,15 +102,22 @@ export class ConvTranspose3dPlan {
     );
   }
 
-  private constructor(token: FactoryToken, desc: ConvTranspose3dDescriptor, core: PlanCore) {
+  private constructor(
+    token: FactoryToken,
+    desc: ConvTranspose3dDescriptor,
+    core: PlanCore,
+    checked: Conv3dDescriptor,
+    trailing: TrailingPlanes | null,
+  ) {
     requireFactoryToken(
       token,
       'ConvTranspose3dPlan',
       'ConvTranspose3dPlan.select or ConvTranspose3dPlan.selectSync',
     );
     this.#core = core;
+    this.#trailing = trailing;
     this.#runTarget = {
-      descriptor: core.ctx.desc,
+      descriptor: checked,
       device: core.ctx.device,
       stream: core.ctx.stream,
     };
@@ -176,19 +187,15 @@ export class ConvTranspose3dPlan {
     const asked = resolvePlanPreference(preference);
     convOptions(options);
     checkStream(stream, 'stream');
-    if (desc.trailingPlanes().some((p) => p > 0)) {
-      throw new UnsupportedError(
-        `${desc.describe()} has output planes no input reaches (outputPadding > padAfter on some axis: ` +
-          `[${desc.trailingPlanes().join(', ')}] trailing planes per axis); ConvTranspose3dPlan does not run ` +
-          'these yet: pad the after side by at least outputPadding (withPadding({ before, after })) ' +
-          'and add the trailing planes yourself',
-      );
-    }
-    const conv = desc.conv();
+    const trailing = desc.trailingPlanes().some((p) => p > 0);
+    const checked = trailing ? fullOutputConv(desc) : desc.conv();
+    const core = createCore(stream, desc.conv(), asked, resolveOptions(options));
     return new ConvTranspose3dPlan(
       FACTORY_TOKEN,
       desc,
-      createCore(stream, conv, asked, resolveOptions(options)),
+      core,
+      checked,
+      trailing ? new TrailingPlanes(core, desc.yShape) : null,
     );
   }
 
@@ -222,6 +229,7 @@ export class ConvTranspose3dPlan {
     if (!PASSES.includes(pass)) {
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
+    if (this.#trailing !== null) return this.#trailing.info(CONV_PASS[pass]);
     return this.#core.executor(CONV_PASS[pass]).info();
   }
 
@@ -261,11 +269,15 @@ export class ConvTranspose3dPlan {
       SPECS[pass],
     );
     this.#core.checkNotDisposed();
-    this.#core.executor(CONV_PASS[pass]).run({ x: px, w: pw, y: py }, scalars);
+    const ops = { x: px, w: pw, y: py };
+    if (this.#trailing !== null) this.#trailing.run(CONV_PASS[pass], ops, scalars);
+    else this.#core.executor(CONV_PASS[pass]).run(ops, scalars);
   }
 
   /** Destroy every cuDNN object of the plan and release what it holds. Idempotent. */
   dispose(): void {
+    if (this.#core.disposed) return;
+    this.#trailing?.dispose();
     this.#core.dispose();
   }
 
@@ -277,6 +289,42 @@ export class ConvTranspose3dPlan {
   get disposed(): boolean {
     return this.#core.disposed;
   }
+}
+
+/**
+ * The run arguments' shapes of a problem with trailing planes: the convolution over the full
+ * transposed output (post-padding 0), whose output is the transposed input when outputPadding −
+ * padAfter < stride on every axis. Otherwise (possible only with dilation > stride) refused.
+ */
+function fullOutputConv(desc: ConvTranspose3dDescriptor): Conv3dDescriptor {
+  const reached = desc.conv();
+  const [d, h, w] = desc.outputDims();
+  const full = Conv3dDescriptor.create({
+    batch: reached.batch,
+    cIn: reached.cIn,
+    dIn: d,
+    hIn: h,
+    wIn: w,
+    cOut: reached.cOut,
+    dFilt: reached.dFilt,
+    hFilt: reached.hFilt,
+    wFilt: reached.wFilt,
+    element: reached.element,
+  })
+    .withPadding({ before: [reached.padD, reached.padH, reached.padW], after: [0, 0, 0] })
+    .withStride(reached.strideD, reached.strideH, reached.strideW)
+    .withDilation(reached.dilationD, reached.dilationH, reached.dilationW)
+    .withGroups(reached.groups)
+    .withLayout(reached.layout)
+    .validate();
+  if (full.yShape.some((e, i) => e !== desc.xShape[i])) {
+    throw new UnsupportedError(
+      `${desc.describe()} has trailing output planes ([${desc.trailingPlanes().join(', ')}] per axis) ` +
+        'at least a stride past the last window (outputPadding − padAfter ≥ stride, possible only with ' +
+        'dilation > stride); ConvTranspose3dPlan does not run these: pad the after side by more',
+    );
+  }
+  return full;
 }
 
 /** The options with the transposed passes named as the convolution's passes they run. */

@@ -474,14 +474,87 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       );
     });
 
-    it('refuses outputPadding > padAfter with a typed error saying what to do', () => {
+    it('refuses trailing planes a stride or more past the last window (dilation > stride), saying what to do', () => {
       const { Stream } = driver;
-      const d = up().withPadding(0, 0, 0);
+      // stride 1, dilation 3: outputPadding 2 past padAfter 0 leaves 2 planes, 2 strides past.
+      const d = up()
+        .withStride(1, 1, 1)
+        .withPadding(0, 0, 0)
+        .withOutputPadding(0, 0, 2)
+        .withDilation(1, 1, 3);
       const e = errorOf(() => ConvTranspose3dPlan.selectSync(Stream.create(), d));
       expect(e).toBeInstanceOf(UnsupportedError);
       expect(e.message).toBe(
-        `${d.describe()} has output planes no input reaches (outputPadding > padAfter on some axis: [1, 1, 1] trailing planes per axis); ConvTranspose3dPlan does not run these yet: pad the after side by at least outputPadding (withPadding({ before, after })) and add the trailing planes yourself`,
+        `${d.describe()} has trailing output planes ([0, 0, 2] per axis) at least a stride past the last window (outputPadding − padAfter ≥ stride, possible only with dilation > stride); ConvTranspose3dPlan does not run these: pad the after side by more`,
       );
+    });
+
+    it('runs outputPadding > padAfter on the reached planes, and the trailing planes by cudnnTransformTensor', () => {
+      const { DeviceBuffer, Stream } = driver;
+      const stream = Stream.create();
+      // op 1 past pad 0 on D and W: the convolution covers 7×9×11 of the 8×9×12 output.
+      const d = up().withPadding(0, 0, 0).withOutputPadding(1, 0, 1);
+      expect(d.trailingPlanes()).toEqual([1, 0, 1]);
+      const bytes =
+        4 * Math.max(...[d.xShape, d.wShape, d.yShape].map((s) => s.reduce((a, b) => a * b)));
+      const [x, w, y] = [0, 1, 2].map(() => DeviceBuffer.alloc(bytes));
+      const lines = startTrace();
+      const plan = ConvTranspose3dPlan.selectSync(stream, d);
+      try {
+        expect(plan.algorithm('fw').name).toBe(
+          'engine 28 (reached planes; the trailing planes by cudnnTransformTensor)',
+        );
+        const before = lines.length;
+        plan.runFw({ x: x!, w: w!, y: y!, beta: 0.5 });
+        const run = lines.slice(before);
+        // The reached box as a view of y (full strides) and dense; the trailing boxes past D, then past W.
+        const nd = run.filter((l) => l.startsWith('SetTensorNdDescriptor'));
+        expect(
+          nd.map((l) => l.replace(/^SetTensorNdDescriptor\(#\d+, /, '').replace(/\)( = .*)?$/, '')),
+        ).toEqual([
+          '0, 5, i32[2,2,7,9,11], i32[1728,864,108,12,1]',
+          '0, 5, i32[2,2,7,9,11], i32[1386,693,99,11,1]',
+          '0, 5, i32[2,2,1,9,12], i32[1728,864,108,12,1]',
+          '0, 5, i32[2,2,1,9,12], i32[216,108,108,12,1]',
+          '0, 5, i32[2,2,7,9,1], i32[1728,864,108,12,1]',
+          '0, 5, i32[2,2,7,9,1], i32[126,63,9,1,1]',
+        ]);
+        const order = run
+          .filter((l) => /^(BExecute|TransformTensor)/.test(l))
+          .map((l) => l.replace(/\(.*$/, ''));
+        expect(order).toEqual([
+          'BExecute',
+          'TransformTensor',
+          'TransformTensor',
+          'TransformTensor',
+        ]);
+        // The convolution wrote plan-owned scratch, not y; y got alpha·scratch + 0.5·y.
+        expect(lastExecution()[0]).not.toBe(y!.devicePtr.toString(16));
+        const transforms = run.filter((l) => l.startsWith('TransformTensor'));
+        expect(transforms.every((l) => l.includes('f32[0.5]'))).toBe(true);
+        // Backward-data: dy's reached box into scratch first, then the convolution's forward.
+        const mark = lines.length;
+        plan.runBwData({ dy: y!, w: w!, dx: x! });
+        expect(
+          lines
+            .slice(mark)
+            .filter((l) => /^(BExecute|TransformTensor)/.test(l))
+            .map((l) => l.replace(/\(.*$/, '')),
+        ).toEqual(['TransformTensor', 'BExecute']);
+        // Run arguments are checked against the full output: a y one element short is refused.
+        const yElements = d.yShape.reduce((a, b) => a * b);
+        const e = errorOf(() =>
+          plan.runFw({
+            x: x!,
+            w: w!,
+            y: { devicePtr: y!.devicePtr, byteLength: 4 * yElements - 4 },
+          }),
+        );
+        expect(e.message).toMatch(/\by\b/);
+      } finally {
+        plan.dispose();
+        expect(stopTrace().filter((l) => !l.startsWith('cudnnCreate '))).toEqual([]);
+      }
     });
   },
 );

@@ -201,10 +201,11 @@ export class FakeGpu implements GpuApi {
     transposeOutputDims(problem);
     const after = problem.padAfter ?? problem.pad;
     const op = problem.outputPadding ?? [0, 0, 0];
-    if (op.some((v, a) => v > after[a]!)) {
-      throw new UnsupportedError('outputPadding > padAfter: trailing planes no input reaches');
-    }
-    if (algorithm === 'pinned' && op.some((v, a) => after[a]! - v !== problem.pad[a])) {
+    // The convolution it runs pads `pad` before and max(0, padAfter − outputPadding) after.
+    if (
+      algorithm === 'pinned' &&
+      op.some((v, a) => Math.max(0, after[a]! - v) !== problem.pad[a])
+    ) {
       throw new UnsupportedError('the legacy API takes only symmetric padding');
     }
     return this.plan(
