@@ -50,8 +50,7 @@ export function trailingBoxes(
 export class TrailingPlanes {
   readonly #core: InnerPlan;
   readonly #ctx: ExecContext;
-  /** The full transposed output's logical shape and (dense, layout) strides. */
-  readonly #full: readonly number[];
+  /** The full transposed output's dense strides in the layout (logical order). */
   readonly #fullStrides: readonly number[];
   readonly #boxes: Box[];
   readonly #one: Float32Array | Float64Array;
@@ -68,7 +67,6 @@ export class TrailingPlanes {
   constructor(core: InnerPlan, full: readonly number[]) {
     this.#core = core;
     this.#ctx = core.ctx;
-    this.#full = full;
     this.#fullStrides = stridesFor(full, core.ctx.desc.layout);
     this.#boxes = trailingBoxes(full, core.ctx.desc.xShape, this.#fullStrides);
     const f64 = core.ctx.desc.element === ElementKind.F64;
