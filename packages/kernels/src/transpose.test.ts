@@ -342,7 +342,8 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       const [x, w, y] = [0, 1, 2].map(() => DeviceBuffer.alloc(bytes));
       const hex = (b: typeof x) => b!.devicePtr.toString(16);
       const lines = startTrace();
-      const plan = ConvTranspose3dPlan.selectSync(stream, d);
+      // 'first': each pass's graph is built on its first query (the quick tune builds them at select).
+      const plan = ConvTranspose3dPlan.selectSync(stream, d, undefined, { heuristic: 'first' });
       try {
         // The graph's operation per pass: fw → the convolution's backward-data, and so on.
         const opOf = (pass: 'fw' | 'bwData' | 'bwFilter') => {
