@@ -16,7 +16,7 @@ import {
 } from '@baracuda/types';
 import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
 import { type Conv3dPass, PASSES } from './core/pass.js';
-import type { AlgorithmInfo } from './core/types.js';
+import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { TrailingPlanes } from './exec/trailing-planes.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
@@ -93,6 +93,8 @@ export class ConvTranspose3dPlan {
   /** The run of a problem with trailing planes no input reaches (outputPadding > padAfter), or null. */
   readonly #trailing: TrailingPlanes | null;
   readonly #runTarget: RunTarget;
+  /** Wall milliseconds of select. */
+  #selectMs = 0;
 
   static {
     guardReceivers(
@@ -137,6 +139,7 @@ export class ConvTranspose3dPlan {
     preference?: Partial<PlanPreference>,
     options?: Conv3dPlanOptions,
   ): Promise<ConvTranspose3dPlan> {
+    const started = performance.now();
     const plan = ConvTranspose3dPlan.#create(stream, desc, preference, options);
     try {
       const gen = prepare(plan.#core, convOptions(options));
@@ -149,6 +152,7 @@ export class ConvTranspose3dPlan {
       plan.dispose();
       throw error;
     }
+    plan.#selectMs = performance.now() - started;
     return plan;
   }
 
@@ -159,6 +163,7 @@ export class ConvTranspose3dPlan {
     preference?: Partial<PlanPreference>,
     options?: Conv3dPlanOptions,
   ): ConvTranspose3dPlan {
+    const started = performance.now();
     const plan = ConvTranspose3dPlan.#create(stream, desc, preference, options);
     try {
       const gen = prepare(plan.#core, convOptions(options));
@@ -171,6 +176,7 @@ export class ConvTranspose3dPlan {
       plan.dispose();
       throw error;
     }
+    plan.#selectMs = performance.now() - started;
     return plan;
   }
 
@@ -231,6 +237,19 @@ export class ConvTranspose3dPlan {
     }
     if (this.#trailing !== null) return this.#trailing.info(CONV_PASS[pass]);
     return this.#core.executor(CONV_PASS[pass]).info();
+  }
+
+  /**
+   * What select timed (as Conv3dPlan#selectReport), each pass named as the transposed pass it
+   * serves (the convolution's backward-data is this plan's 'fw').
+   */
+  selectReport(): Conv3dSelectReport {
+    this.#core.checkNotDisposed();
+    const passes = PASSES.flatMap((p) => {
+      const done = this.#core.selection.get(CONV_PASS[p]);
+      return done === undefined ? [] : [Object.freeze({ ...done, pass: p })];
+    });
+    return Object.freeze({ wallMs: this.#selectMs, passes: Object.freeze(passes) });
   }
 
   /** The precision the plan gives (as Conv3dPlan#precisionGuarantee). */

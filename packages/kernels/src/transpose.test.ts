@@ -426,6 +426,10 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         expect(keys.every((k) => k.endsWith(' pass=bwData'))).toBe(true);
         expect(lines.some((l) => l.startsWith(`${d.conv().describe()} bwData: `))).toBe(true);
         expect(plan.algorithm('fw').name).toBe('engine 28');
+        // The report names the transposed pass that was tuned.
+        const report = plan.selectReport();
+        expect(report.passes.map((p) => [p.pass, p.how])).toEqual([['fw', 'autotune']]);
+        expect(report.wallMs).toBeGreaterThan(0);
       } finally {
         plan.dispose();
       }

@@ -236,6 +236,7 @@ export const TRANSPOSE_SPECS: TargetSpec[] = [
     'queryBwFilterWorkspaceSize',
     'precisionGuarantee',
     'sku',
+    'selectReport',
   ].map((name) => planMethod(name, none, [self('self')])),
   planMethod('algorithm', () => ['fw'], [self('self'), arg(0, 'pass')]),
   run('runFw', [
