@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: consumer info abi driver module layout depthwise tf32x3 check-3xtf32 s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: consumer info abi driver module layout depthwise tf32x3 check-3xtf32 s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
 #         check-epilogue bench-layer
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
@@ -90,6 +90,9 @@ for phase in "$@"; do
     # Every stride-1 backward-data as a forward pass on the flipped filter (the option's 'always').
     check-as-fw) BARACUDA_BWDATA_AS_FORWARD=always run check-as-fw 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-as-fw.json" ${CHECK_AS_FW_ARGS:-} ;;
     check-shared) run check-shared 300 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suite packages/conformance/suites/conv3d-suite.json --no-extras --json "$LOGS/check-shared.json" ${CHECK_ARGS:-} ;;
+    # The conv family (issue 23): asymmetric/'same' padding and ConvTranspose3d, every dtype x layout x pass x mode
+    # (~110 autotuned plans of small problems: autotune's budget cut to 300 ms a pass to stay near 2 minutes).
+    check-conv-family) BARACUDA_AUTOTUNE_BUDGET_MS=${CONV_FAMILY_BUDGET_MS:-300} run check-conv-family 240 $NODE --max-old-space-size=16384 .carry/cli.cjs check --suites asym-pad,transpose --no-extras --json "$LOGS/check-conv-family.json" ${CONV_FAMILY_ARGS:-} ;;
     large) run large 420 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suites large --no-extras --json "$LOGS/large.json" ${LARGE_ARGS:-} ;;
     # Our side only (no PyTorch), e.g. a suite's autotune choices: BENCH_EXTRA_ARGS names the rows.
     bench-ours) run bench-ours 300 $NODE --max-old-space-size=60000 .carry/cli.cjs bench --out "$LOGS/bench-ours" ${BENCH_EXTRA_ARGS:-} ;;

@@ -238,6 +238,8 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
   // ---- kernels
   extent: { extras: ['pow31minus1'], accepts: ['one'] },
   padding: { extras: [], accepts: ['zero', 'one'] },
+  /** ConvTranspose3dDescriptor#withOutputPadding on a stride-1, dilation-1 problem: only 0 fits (< max(stride, dilation)). */
+  outputPadding: { extras: [], accepts: ['zero'] },
   positive: { extras: [], accepts: ['one'] },
   groups: { extras: ['two'], accepts: ['one', 'two'] },
   convElement: { extras: ['kindF32', 'kindBogus', 'kindI8'], accepts: ['kindF32'] },

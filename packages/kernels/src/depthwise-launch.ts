@@ -5,6 +5,7 @@
  */
 import { ElementKind, InvalidArgumentError } from '@baracuda/types';
 import type { Conv3dDescriptor } from './descriptor.js';
+import { isAsymmetric } from './padding.js';
 
 /** Bytes of one element of each kind the kernels take. */
 function elementBytes(element: ElementKind): number {
@@ -25,6 +26,8 @@ export type DepthwisePass = 'fw' | 'bwData' | 'bwFilter';
 /** Why our depthwise kernels cannot run a pass of a problem, or null when they can. */
 export function depthwiseUnsupported(desc: Conv3dDescriptor, pass: DepthwisePass): string | null {
   if (SUFFIX[desc.element] === undefined) return `element ${desc.element}`;
+  // The kernels take one padding per axis (the leading side); asymmetric problems go to cuDNN.
+  if (isAsymmetric(desc)) return 'asymmetric padding';
   if (desc.groups < 2 || desc.groups !== desc.cIn || desc.cOut !== desc.cIn) {
     return `groups=${desc.groups} with ${desc.cIn}→${desc.cOut} channels (they take groups = C_in = C_out)`;
   }

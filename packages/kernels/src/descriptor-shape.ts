@@ -11,7 +11,8 @@ import type { Conv3dLayout } from './descriptor.js';
 export const INT32_MAX = 2147483647;
 
 /**
- * One output extent: floor((in + 2*pad - dil*(k-1) - 1) / stride) + 1.
+ * One output extent: floor((in + pad + padAfter - dil*(k-1) - 1) / stride) + 1, where padAfter
+ * (the trailing side) defaults to pad (symmetric: in + 2*pad).
  * Pure; may return 0 or a negative number for an impossible window.
  */
 export function convOutputExtent(
@@ -20,6 +21,7 @@ export function convOutputExtent(
   dilation: number,
   filter: number,
   stride: number,
+  padAfter: number = pad,
 ): number {
   // cuDNN's descriptors take int32 extents, so do the descriptor's checks.
   expectInteger('input', input, { min: 0, max: INT32_MAX });
@@ -27,7 +29,8 @@ export function convOutputExtent(
   expectInteger('dilation', dilation, { min: 1, max: INT32_MAX });
   expectInteger('filter', filter, { min: 1, max: INT32_MAX });
   expectInteger('stride', stride, { min: 1, max: INT32_MAX });
-  return Math.floor((input + 2 * pad - dilation * (filter - 1) - 1) / stride) + 1;
+  expectInteger('padAfter', padAfter, { min: 0, max: INT32_MAX });
+  return Math.floor((input + pad + padAfter - dilation * (filter - 1) - 1) / stride) + 1;
 }
 
 /** Dense strides of a logical [N, C, D, H, W] tensor in the given layout, in logical order. */

@@ -6,12 +6,17 @@ import { describeValue, InvalidArgumentError, InvalidProblemError } from '@barac
 import type { Conv3dLayout, Conv3dProblem } from './descriptor.js';
 import { checkedProduct, convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
 import type { Epilogue } from './epilogue/epilogue.js';
+import { checkSameStride } from './padding.js';
 
 /** @internal Every field of a descriptor. */
 export interface Fields extends Conv3dProblem {
   padD: number;
   padH: number;
   padW: number;
+  padAfterD: number;
+  padAfterH: number;
+  padAfterW: number;
+  paddingMode: 'explicit' | 'same';
   strideD: number;
   strideH: number;
   strideW: number;
@@ -76,7 +81,7 @@ export function deriveProblem(f: Fields): Derived {
     'dilationH',
     'dilationW',
   ];
-  const pads: (keyof Fields)[] = ['padD', 'padH', 'padW'];
+  const pads: (keyof Fields)[] = ['padD', 'padH', 'padW', 'padAfterD', 'padAfterH', 'padAfterW'];
   // Types first: a non-integer anywhere is an argument error, whatever the other fields say.
   for (const name of [...positive, ...strideDil, 'groups' as const]) {
     expectIntegerField(f, name, 'a positive integer');
@@ -112,20 +117,23 @@ export function deriveProblem(f: Fields): Derived {
       );
     }
   }
+  if (f.paddingMode === 'same') checkSameStride([f.strideD, f.strideH, f.strideW]);
   const axes = [
-    ['depth', 'D', f.dIn, f.padD, f.dilationD, f.dFilt, f.strideD],
-    ['height', 'H', f.hIn, f.padH, f.dilationH, f.hFilt, f.strideH],
-    ['width', 'W', f.wIn, f.padW, f.dilationW, f.wFilt, f.strideW],
+    ['depth', 'D', f.dIn, f.padD, f.padAfterD, f.dilationD, f.dFilt, f.strideD],
+    ['height', 'H', f.hIn, f.padH, f.padAfterH, f.dilationH, f.hFilt, f.strideH],
+    ['width', 'W', f.wIn, f.padW, f.padAfterW, f.dilationW, f.wFilt, f.strideW],
   ] as const;
   const out: number[] = [];
-  for (const [word, a, input, pad, dil, k, stride] of axes) {
-    const extent = convOutputExtent(input, pad, dil, k, stride);
+  for (const [word, a, input, pad, after, dil, k, stride] of axes) {
+    const extent = convOutputExtent(input, pad, dil, k, stride, after);
     if (extent <= 0) {
       const f = a.toLowerCase();
+      const pads = pad === after ? `pad${a}=${pad}` : `pad${a}=${pad} padAfter${a}=${after}`;
+      const sum = pad === after ? `2*${pad}` : `${pad} + ${after}`;
       throw new InvalidProblemError(
         `Expected a positive output extent, but the output ${word} is ${extent}: ` +
-          `${f}In=${input} pad${a}=${pad} dilation${a}=${dil} ${f}Filt=${k} stride${a}=${stride} ` +
-          `gives (${input} + 2*${pad} - ${dil}*(${k}-1) - 1)/${stride} + 1 = ${extent}`,
+          `${f}In=${input} ${pads} dilation${a}=${dil} ${f}Filt=${k} stride${a}=${stride} ` +
+          `gives (${input} + ${sum} - ${dil}*(${k}-1) - 1)/${stride} + 1 = ${extent}`,
         `output ${word}`,
       );
     }

@@ -10,7 +10,16 @@ import { convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
 import { type Derived, deriveProblem, type Fields } from './descriptor-validate.js';
 import { Epilogue, type EpilogueOptions } from './epilogue/epilogue.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
+import {
+  checkSameStride,
+  describePadding,
+  explicitPadding,
+  type PaddingSpec,
+  samePadding,
+} from './padding.js';
 import { guardReceivers } from './receivers.js';
+
+export type { AsymmetricPadding, PaddingSpec } from './padding.js';
 
 export { convOutputExtent, INT32_MAX, stridesFor };
 
@@ -68,6 +77,12 @@ export class Conv3dDescriptor {
   readonly padD: number;
   readonly padH: number;
   readonly padW: number;
+  /** Padding after (trailing) on each axis; equal to padD/padH/padW unless set asymmetrically. */
+  readonly padAfterD: number;
+  readonly padAfterH: number;
+  readonly padAfterW: number;
+  /** `'same'` when made by `withPadding('same')` (the padding follows the dilation), else `'explicit'`. */
+  readonly paddingMode: 'explicit' | 'same';
   readonly strideD: number;
   readonly strideH: number;
   readonly strideW: number;
@@ -100,6 +115,20 @@ export class Conv3dDescriptor {
     this.padD = fields.padD;
     this.padH = fields.padH;
     this.padW = fields.padW;
+    this.padAfterD = fields.padAfterD;
+    this.padAfterH = fields.padAfterH;
+    this.padAfterW = fields.padAfterW;
+    this.paddingMode = fields.paddingMode;
+    if (fields.paddingMode === 'same') {
+      // Resolved from the current dilation, so withDilation after withPadding('same') keeps 'same'.
+      Object.assign(
+        this,
+        samePadding(
+          [fields.dilationD, fields.dilationH, fields.dilationW],
+          [fields.dFilt, fields.hFilt, fields.wFilt],
+        ),
+      );
+    }
     this.strideD = fields.strideD;
     this.strideH = fields.strideH;
     this.strideW = fields.strideW;
@@ -138,6 +167,10 @@ export class Conv3dDescriptor {
       padD: 0,
       padH: 0,
       padW: 0,
+      padAfterD: 0,
+      padAfterH: 0,
+      padAfterW: 0,
+      paddingMode: 'explicit',
       strideD: 1,
       strideH: 1,
       strideW: 1,
@@ -153,9 +186,29 @@ export class Conv3dDescriptor {
     return { ...this } as unknown as Fields;
   }
 
-  /** A copy with padding (d, h, w). Default `(0, 0, 0)`. */
-  withPadding(d: number, h: number, w: number): Conv3dDescriptor {
-    return new Conv3dDescriptor(FACTORY_TOKEN, { ...this.#fields(), padD: d, padH: h, padW: w });
+  /**
+   * A copy with padding. Three numbers `(d, h, w)` pad both sides of each axis alike (default
+   * `(0, 0, 0)`); `{ before: [d, h, w], after: [d, h, w] }` pads each side on its own (cuDNN's
+   * graph API pre/post paddings; pinned mode, which runs the legacy API, refuses it); `'same'` is
+   * PyTorch's `padding='same'`: stride 1 only, total dilation·(k − 1) per axis, floor(total / 2)
+   * before and the rest after (an even kernel's extra plane goes after).
+   */
+  withPadding(d: number, h: number, w: number): Conv3dDescriptor;
+  withPadding(padding: PaddingSpec): Conv3dDescriptor;
+  withPadding(d: number | PaddingSpec, h?: number, w?: number): Conv3dDescriptor {
+    if (d === 'same') {
+      checkSameStride([this.strideD, this.strideH, this.strideW]);
+      return new Conv3dDescriptor(FACTORY_TOKEN, { ...this.#fields(), paddingMode: 'same' });
+    }
+    const symmetric = typeof d === 'number' || h !== undefined || w !== undefined;
+    const pads = symmetric
+      ? { padD: d, padH: h, padW: w, padAfterD: d, padAfterH: h, padAfterW: w }
+      : explicitPadding(d);
+    return new Conv3dDescriptor(FACTORY_TOKEN, {
+      ...this.#fields(),
+      ...pads,
+      paddingMode: 'explicit',
+    } as Fields);
   }
 
   /** A copy with stride (d, h, w). Default `(1, 1, 1)`. */
@@ -284,7 +337,7 @@ export class Conv3dDescriptor {
   describe(): string {
     return (
       `conv3d n=${this.batch} c=${this.cIn}→${this.cOut} in=${this.dIn}×${this.hIn}×${this.wIn} ` +
-      `k=${this.dFilt}×${this.hFilt}×${this.wFilt} pad=${this.padD}×${this.padH}×${this.padW} ` +
+      `k=${this.dFilt}×${this.hFilt}×${this.wFilt} ${describePadding(this)} ` +
       `stride=${this.strideD}×${this.strideH}×${this.strideW} ` +
       `dil=${this.dilationD}×${this.dilationH}×${this.dilationW} groups=${this.groups} ` +
       `${String(this.element)} ${this.layout}` +

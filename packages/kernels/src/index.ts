@@ -8,11 +8,13 @@ export {
 } from './autotune-cache.js';
 export { releaseCudnnHandles } from './cudnn/handle.js';
 export {
+  type AsymmetricPadding,
   Conv3dDescriptor,
   type Conv3dLayout,
   type Conv3dProblem,
   convOutputExtent,
   INT32_MAX,
+  type PaddingSpec,
   stridesFor,
 } from './descriptor.js';
 export {
@@ -31,6 +33,11 @@ export {
   erratumRefusal,
   formatCudnnVersion,
 } from './errata.js';
+export type {
+  ConvTranspose3dBwDataArgs,
+  ConvTranspose3dDwArgs,
+  ConvTranspose3dFwArgs,
+} from './plan/transpose-arguments.js';
 export {
   type AlgorithmInfo,
   type Conv3dBwDataArgs,
@@ -58,3 +65,5 @@ export {
   rotationSets,
   tuneRotationSets,
 } from './policy.js';
+export { ConvTranspose3dDescriptor, type ConvTranspose3dProblem } from './transpose-descriptor.js';
+export { ConvTranspose3dPlan } from './transpose-plan.js';

@@ -2,6 +2,7 @@
  * The inner layers of the package import one way: plan.ts and plan/ -> select/ -> exec/ ->
  * cudnn/ -> core/ (docs/ARCHITECTURE.md). The flat modules beside them (sys.ts, policy.ts,
  * descriptor.ts, layout.ts, ...) are leaves: they import no layer. Only index.ts imports plan.ts.
+ * transpose-plan.ts (ConvTranspose3dPlan) is a facade beside plan.ts, in the same layer.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -14,7 +15,7 @@ const RANK: Record<string, number> = { core: 0, cudnn: 1, exec: 2, select: 3, pl
 /** The layer of a module (relative to src/), or 'leaf', or 'entry' (index.ts). */
 function layer(file: string): string {
   if (file === 'index.ts') return 'entry';
-  if (file === 'plan.ts') return 'plan';
+  if (file === 'plan.ts' || file === 'transpose-plan.ts') return 'plan';
   const top = file.split('/')[0]!;
   return top in RANK && file.includes('/') ? top : 'leaf';
 }

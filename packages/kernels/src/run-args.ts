@@ -44,8 +44,14 @@ export interface RunTarget {
 type Pass = 'fw' | 'bwData' | 'bwFilter';
 type Operand = 'x' | 'w' | 'y';
 
+/** A run method's name and its arguments in checking order, each with the operand it is. */
+export interface RunArgsSpec {
+  readonly method: string;
+  readonly args: readonly (readonly [string, Operand])[];
+}
+
 /** Per pass: the method, its argument names in checking order, and the operand each one is. */
-const OPERANDS: Record<Pass, { method: string; args: readonly (readonly [string, Operand])[] }> = {
+const OPERANDS: Record<Pass, RunArgsSpec> = {
   fw: {
     method: 'runFw',
     args: [
@@ -80,10 +86,16 @@ const BYTE_LENGTH = 'a non-negative safe integer';
 
 /**
  * Check every argument of one run call. Operand errors come in the method's argument order, then
- * the stream, alpha, beta and the workspace.
+ * the stream, alpha, beta and the workspace. `spec` names the method and its arguments when they
+ * are not the pass's own (a transposed convolution's runs are its convolution's passes).
  */
-export function checkRunArgs(pass: Pass, args: unknown, target: RunTarget): CheckedRun {
-  const { method, args: names } = OPERANDS[pass];
+export function checkRunArgs(
+  pass: Pass,
+  args: unknown,
+  target: RunTarget,
+  spec: RunArgsSpec = OPERANDS[pass],
+): CheckedRun {
+  const { method, args: names } = spec;
   if (typeof args !== 'object' || args === null) {
     const list = names.map(([name]) => name).join(', ');
     throw new InvalidArgumentError(`${method} arguments`, `an object {${list}}`, args);

@@ -182,6 +182,8 @@ describe('where the routes apply (by the shape alone)', () => {
     expect(patchRoute(grouped)).toBeNull();
     const pointwise = problem([1, 4, 4], [4, 4, 4], [1, 1, 1], [1, 1, 1], [0, 0, 0], 'ncdhw');
     expect(patchRoute(pointwise)).toBeNull();
+    // Padding after only (the before side 0) is padding too.
+    expect(patchRoute(base().withPadding({ before: [0, 0, 0], after: [0, 1, 0] }))).toBeNull();
   });
   it('a stem: stride 2 everywhere, cIn ≤ 4, a kernel of 3 or more, padding below the kernel', () => {
     const stem = problem([1, 3, 8], [16, 16, 16], [7, 7, 7], [2, 2, 2], [3, 3, 3], 'ncdhw');
@@ -189,6 +191,8 @@ describe('where the routes apply (by the shape alone)', () => {
     expect(stemRoute(stem.withStride(1, 2, 2))).toBeNull();
     expect(stemRoute(stem.withDilation(2, 1, 1))).toBeNull();
     expect(stemRoute(stem.withPadding(7, 3, 3))).toBeNull();
+    // The folds take one padding per axis: asymmetric padding stays on cuDNN.
+    expect(stemRoute(stem.withPadding({ before: [3, 3, 3], after: [2, 3, 3] }))).toBeNull();
     expect(
       stemRoute(Conv3dDescriptor.create({ ...fields(stem), cIn: 5 }).withStride(2, 2, 2)),
     ).toBeNull();

@@ -18,6 +18,7 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { Conv3dDescriptor } from './descriptor.js';
+import { isAsymmetric } from './padding.js';
 
 /** The widest cIn the stem route takes: 8·cIn ≤ 32 channels is where the fold buys tensor-core K. */
 export const STEM_MAX_CIN = 4;
@@ -178,6 +179,8 @@ function plainConv(d: Conv3dDescriptor): boolean {
     d.dilationD === 1 &&
     d.dilationH === 1 &&
     d.dilationW === 1 &&
+    // The folds are written for one padding per axis (before = after).
+    !isAsymmetric(d) &&
     FLOATS.includes(d.element)
   );
 }

@@ -42,6 +42,8 @@ export interface OwnedBuffer extends DeviceSlice {
   fillSync16(value: number): void;
   /** Set every 32-bit word to `value`; returns when done. */
   fillSync32(value: number): void;
+  /** Queue setting every byte to `byte` on `stream`. */
+  memset(byte: number, stream: StreamLike): void;
 }
 export interface TimingEvent {
   record(stream: StreamLike): void;

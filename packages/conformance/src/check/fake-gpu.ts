@@ -11,11 +11,20 @@ import {
   UnsupportedError,
   WorkspaceTooSmallError,
 } from '@baracuda/types';
-import { elementCounts, outputDims } from '../reference/index.js';
+import { elementCounts, outputDims, transposeOutputDims } from '../reference/index.js';
 import { passShapes, referencePass } from './conv.js';
-import type { GpuApi, GpuBuffer, GpuPlan, GpuStream, Pass, PlanRequest } from './gpu-api.js';
+import type {
+  GpuApi,
+  GpuBuffer,
+  GpuPlan,
+  GpuStream,
+  Pass,
+  PlanRequest,
+  TransposePlanRequest,
+} from './gpu-api.js';
 import { decode, encode, type StorageArray, storageArray } from './host.js';
 import { type CheckDtype, elementBytes } from './tolerances.js';
+import { transposeReference, transposeShapes } from './transpose.js';
 
 /** @internal Ways the fake can be wrong. */
 export interface FakeGpuFaults {
@@ -169,11 +178,50 @@ export class FakeGpu implements GpuApi {
         throw new InvalidProblemError(`${name} holds ${count} elements, past int32`, name);
       }
     }
+    const after = problem.padAfter ?? problem.pad;
+    if (algorithm === 'pinned' && after.some((v, a) => v !== problem.pad[a])) {
+      throw new UnsupportedError('the legacy API takes only symmetric padding');
+    }
     if (algorithm === 'pinned' && problem.layout === 'ndhwc') {
       throw new UnsupportedError('pinned forward IMPLICIT_GEMM does not support NDHWC');
     }
     const reason = this.faults.unsupported?.(request);
     if (reason) throw new UnsupportedError(reason);
+    return this.plan(
+      algorithm,
+      dtype,
+      (pass) => passShapes(problem, pass),
+      (pass, a, b) => referencePass(problem, pass, a, b),
+    );
+  }
+
+  /** A ConvTranspose3dPlan's stand-in: the scatter-form reference, the kernels' refusals. */
+  async selectTransposePlan(_stream: GpuStream, request: TransposePlanRequest): Promise<GpuPlan> {
+    const { problem, dtype, algorithm } = request;
+    transposeOutputDims(problem);
+    const after = problem.padAfter ?? problem.pad;
+    const op = problem.outputPadding ?? [0, 0, 0];
+    // The convolution it runs pads `pad` before and max(0, padAfter − outputPadding) after.
+    if (
+      algorithm === 'pinned' &&
+      op.some((v, a) => Math.max(0, after[a]! - v) !== problem.pad[a])
+    ) {
+      throw new UnsupportedError('the legacy API takes only symmetric padding');
+    }
+    return this.plan(
+      algorithm,
+      dtype,
+      (pass) => transposeShapes(problem, pass),
+      (pass, a, b) => transposeReference(problem, pass, a, b),
+    );
+  }
+
+  private plan(
+    algorithm: PlanRequest['algorithm'],
+    dtype: CheckDtype,
+    shapesOf: (pass: Pass) => { a: number; b: number; out: number },
+    reference: (pass: Pass, a: Float64Array, b: Float64Array) => Float64Array,
+  ): GpuPlan {
     const faults = this.faults;
     const workspace = { fw: 256, bwData: 0, bwFilter: 0, ...faults.workspace };
     this.leaked += faults.leakPerPlan ?? 0;
@@ -191,12 +239,12 @@ export class FakeGpu implements GpuApi {
         if (disposed) throw new Error('plan disposed');
         const error = faults.runError?.(pass);
         if (error) throw error;
-        const shapes = passShapes(problem, pass);
+        const shapes = shapesOf(pass);
         const bytes = elementBytes(dtype);
         const write = () => {
           const av = decode(dtype, readStorage(dtype, bytesOf(a), shapes.a));
           const bv = decode(dtype, readStorage(dtype, bytesOf(b), shapes.b));
-          const result = referencePass(problem, pass, av, bv);
+          const result = reference(pass, av, bv);
           const outBytes = bytesOf(out);
           const old =
             beta !== 0 ? decode(dtype, readStorage(dtype, outBytes, shapes.out)) : undefined;

@@ -4,7 +4,7 @@
  * every runner rule (poison, unwritten elements, unsupported rows, error rows) is tested in CI.
  */
 import type { DeviceSlice } from '@baracuda/types';
-import type { ConvProblem } from '../reference/index.js';
+import type { ConvProblem, TransposeProblem } from '../reference/index.js';
 import type { CheckDtype } from './tolerances.js';
 
 /** A convolution pass. `bwFilter` is the plan's `runDw`. */
@@ -78,6 +78,13 @@ export interface PlanRequest {
   readonly deterministic?: boolean;
 }
 
+/** How to select a transposed-convolution plan (ConvTranspose3dPlan). */
+export interface TransposePlanRequest {
+  readonly problem: TransposeProblem;
+  readonly dtype: CheckDtype;
+  readonly algorithm: AlgoMode;
+}
+
 /** What the top of every report prints. */
 export interface GpuInfo {
   readonly deviceName: string;
@@ -96,6 +103,12 @@ export interface GpuApi {
   alloc(byteLength: number): GpuBuffer;
   createTimer(): GpuTimer;
   selectPlan(stream: GpuStream, request: PlanRequest): Promise<GpuPlan>;
+  /**
+   * A ConvTranspose3dPlan seen through the same GpuPlan: run(pass) takes (a, b, out) = (x, w, y)
+   * forward, (dy, w, dx) backward-data, (x, dy, dw) backward-filter. Absent on a stack without
+   * one (its rows are unsupported).
+   */
+  selectTransposePlan?(stream: GpuStream, request: TransposePlanRequest): Promise<GpuPlan>;
   /** Free and total device memory in bytes. */
   memoryInfo(): { free: number; total: number };
 }

@@ -1,6 +1,7 @@
 /** `runCheck`: every case × dtype × layout × pass × mode, then the extra checks. */
 import type { Layout } from '../reference/index.js';
 import {
+  ASYM_PAD_SUITE,
   DEFAULT_SUITES,
   type DefaultSuiteName,
   LARGE_DTYPES,
@@ -8,6 +9,8 @@ import {
   reduceCase,
   SHARED_SCALED_BUDGET_MACS,
   type SuiteCase,
+  TRANSPOSE_SUITE,
+  type TransposeCase,
 } from '../suite/index.js';
 import { checkConv, InputSet, toProblem } from './conv.js';
 import { runExtras } from './extras.js';
@@ -27,9 +30,10 @@ import {
   DEFAULT_CHECK_DTYPES,
   dtypeAllowed,
 } from './tolerances.js';
+import { checkTranspose, TransposeInputs, toTransposeProblem } from './transpose.js';
 
 /** The built-in suites, by their CLI names. */
-export type SuiteName = DefaultSuiteName;
+export type SuiteName = DefaultSuiteName | 'asym-pad' | 'transpose';
 /** Every SuiteName, in the order `check` runs them. */
 export const SUITE_NAMES: readonly SuiteName[] = [
   'tiny',
@@ -37,14 +41,27 @@ export const SUITE_NAMES: readonly SuiteName[] = [
   'grouped',
   'shared-scaled',
   'large',
+  'asym-pad',
+  'transpose',
 ];
 
 /**
- * What `check` runs when no suite is named: every built-in suite but `large`. The large suite's
+ * What `check` runs when no suite is named: the convolution suites but `large`. The large suite's
  * PyTorch-163539 reproducer holds 1.8·10^9-element tensors (about 30 GB of host memory for inputs
- * and the sampled reference, minutes of input generation); run it with `--suites large`.
+ * and the sampled reference, minutes of input generation); run it with `--suites large`. The
+ * conv-family suites (`asym-pad`, `transpose`) run with `--suites asym-pad,transpose`.
  */
-export const DEFAULT_CHECK_SUITES: readonly SuiteName[] = SUITE_NAMES.filter((s) => s !== 'large');
+export const DEFAULT_CHECK_SUITES: readonly SuiteName[] = [
+  'tiny',
+  'odd',
+  'grouped',
+  'shared-scaled',
+];
+
+/** The cases of a built-in convolution suite. */
+function convSuite(suite: Exclude<SuiteName, 'transpose'>): readonly SuiteCase[] {
+  return suite === 'asym-pad' ? ASYM_PAD_SUITE : DEFAULT_SUITES[suite];
+}
 /** Every layout. */
 export const LAYOUTS: readonly Layout[] = ['ncdhw', 'ndhwc'];
 
@@ -62,6 +79,8 @@ export interface CheckCase {
   readonly case: SuiteCase;
   /** Restrict this case to these dtypes. Defaults to every requested dtype. */
   readonly dtypes?: readonly CheckDtype[];
+  /** A transposed convolution (the `transpose` suite): checked on a ConvTranspose3dPlan. */
+  readonly transpose?: TransposeCase;
 }
 
 /** Options of {@link buildCases}. */
@@ -79,7 +98,11 @@ export function buildCases(options: BuildCasesOptions = {}): CheckCase[] {
   const cases: CheckCase[] = [];
   const suites = options.suites ?? (options.suiteFile === undefined ? DEFAULT_CHECK_SUITES : []);
   for (const suite of suites) {
-    for (const c of DEFAULT_SUITES[suite]) {
+    if (suite === 'transpose') {
+      for (const c of TRANSPOSE_SUITE) cases.push({ name: c.name, suite, case: c, transpose: c });
+      continue;
+    }
+    for (const c of convSuite(suite)) {
       cases.push({
         name: c.name,
         suite,
@@ -159,6 +182,26 @@ export async function runCheck(api: GpuApi, options: CheckOptions): Promise<Chec
         if (!dtypeAllowed(c.dtypes, dtype)) continue;
         for (const layout of layouts) {
           const label = `${c.name}|${dtype}|${layout}`;
+          if (c.transpose !== undefined) {
+            const shared = new TransposeInputs(
+              toTransposeProblem(c.transpose, layout),
+              dtype,
+              seed,
+              label,
+            );
+            for (const algorithm of algos) {
+              const rows = await checkTranspose(api, stream, {
+                caseName: c.name,
+                dtype,
+                layout,
+                algorithm,
+                passes,
+                inputs: shared,
+              });
+              for (const row of rows) emit(row);
+            }
+            continue;
+          }
           const inputs = new InputSet(toProblem(c.case, layout), dtype, seed, label);
           for (const algorithm of algos) {
             if (!algorithmAllowed(dtype, algorithm)) continue;

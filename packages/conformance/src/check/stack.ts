@@ -5,7 +5,15 @@
  * machine without a GPU never load a native addon they do not need.
  */
 import type { Stream } from '@baracuda/driver';
-import type { GpuApi, GpuOpenResult, GpuPlan, GpuStream, Pass, PlanRequest } from './gpu-api.js';
+import type {
+  GpuApi,
+  GpuOpenResult,
+  GpuPlan,
+  GpuStream,
+  Pass,
+  PlanRequest,
+  TransposePlanRequest,
+} from './gpu-api.js';
 import { storageElement } from './tolerances.js';
 
 /** Options of {@link openGpu}. */
@@ -205,7 +213,7 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
           wFilt: p.k[2],
           element: storageElement(request.dtype),
         })
-          .withPadding(p.pad[0], p.pad[1], p.pad[2])
+          .withPadding({ before: p.pad, after: p.padAfter ?? p.pad })
           .withStride(p.stride[0], p.stride[1], p.stride[2])
           .withDilation(p.dil[0], p.dil[1], p.dil[2])
           .withGroups(p.groups)
@@ -221,23 +229,43 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
           },
           options.onProgress ? { onProgress: options.onProgress } : undefined,
         );
-        return {
-          workspaceSize: (pass: Pass) =>
-            pass === 'fw'
-              ? plan.queryFwWorkspaceSize()
-              : pass === 'bwData'
-                ? plan.queryBwDataWorkspaceSize()
-                : plan.queryBwFilterWorkspaceSize(),
-          run: (pass, { a, b, out, workspace, alpha, beta, stream: runStream }) => {
-            const common = { workspace, alpha, beta, stream: runStream as Stream };
-            if (pass === 'fw') plan.runFw({ x: a, w: b, y: out, ...common });
-            else if (pass === 'bwData') plan.runBwData({ dy: a, w: b, dx: out, ...common });
-            else plan.runDw({ x: a, dy: b, dw: out, ...common });
+        return gpuPlan(plan);
+      },
+      selectTransposePlan: async (
+        stream: GpuStream,
+        request: TransposePlanRequest,
+      ): Promise<GpuPlan> => {
+        const p = request.problem;
+        const op = p.outputPadding ?? [0, 0, 0];
+        const descriptor = kernels.ConvTranspose3dDescriptor.create({
+          batch: p.n,
+          cIn: p.cIn,
+          dIn: p.in[0],
+          hIn: p.in[1],
+          wIn: p.in[2],
+          cOut: p.cOut,
+          dFilt: p.k[0],
+          hFilt: p.k[1],
+          wFilt: p.k[2],
+          element: storageElement(request.dtype),
+        })
+          .withPadding({ before: p.pad, after: p.padAfter ?? p.pad })
+          .withOutputPadding(op[0], op[1], op[2])
+          .withStride(p.stride[0], p.stride[1], p.stride[2])
+          .withDilation(p.dil[0], p.dil[1], p.dil[2])
+          .withGroups(p.groups)
+          .withLayout(p.layout);
+        const plan = await kernels.ConvTranspose3dPlan.select(
+          stream as Stream,
+          descriptor,
+          {
+            algorithm: request.algorithm,
+            allowTf32: request.dtype === 'tf32',
+            deterministic: false,
           },
-          algorithmName: (pass) => describeAlgorithm(plan.algorithm(pass)),
-          deterministic: () => plan.precisionGuarantee().deterministic,
-          dispose: () => plan.dispose(),
-        };
+          options.onProgress ? { onProgress: options.onProgress } : undefined,
+        );
+        return gpuPlan(plan);
       },
     };
     return { available: true, api };
@@ -245,6 +273,32 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
     details.push(`opening device ${ordinal} failed: ${errorText(error)}`);
     return unavailable(`device ${ordinal} could not be opened`, details);
   }
+}
+
+/** A Conv3dPlan or a ConvTranspose3dPlan: the same method names and argument shapes. */
+type KernelsPlan =
+  | import('@baracuda/kernels').Conv3dPlan
+  | import('@baracuda/kernels').ConvTranspose3dPlan;
+
+/** A kernels plan seen through the runner's GpuPlan. */
+function gpuPlan(plan: KernelsPlan): GpuPlan {
+  return {
+    workspaceSize: (pass: Pass) =>
+      pass === 'fw'
+        ? plan.queryFwWorkspaceSize()
+        : pass === 'bwData'
+          ? plan.queryBwDataWorkspaceSize()
+          : plan.queryBwFilterWorkspaceSize(),
+    run: (pass, { a, b, out, workspace, alpha, beta, stream: runStream }) => {
+      const common = { workspace, alpha, beta, stream: runStream as Stream };
+      if (pass === 'fw') plan.runFw({ x: a, w: b, y: out, ...common });
+      else if (pass === 'bwData') plan.runBwData({ dy: a, w: b, dx: out, ...common });
+      else plan.runDw({ x: a, dy: b, dw: out, ...common });
+    },
+    algorithmName: (pass) => describeAlgorithm(plan.algorithm(pass)),
+    deterministic: () => plan.precisionGuarantee().deterministic,
+    dispose: () => plan.dispose(),
+  };
 }
 
 /** What `baracuda doctor` reports: the GPU stack as this process finds it. */

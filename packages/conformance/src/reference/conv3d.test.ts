@@ -262,6 +262,9 @@ function randomProblem(random: () => number, layout: Layout): ConvProblem {
       dil: triple(1, 2),
       layout,
     };
+    // A third of the problems pad asymmetrically (the trailing side on its own).
+    const asymmetric = int(0, 2) === 0 ? { padAfter: triple(0, 2) } : {};
+    Object.assign(p, asymmetric);
     try {
       outputDims(p);
       return p;

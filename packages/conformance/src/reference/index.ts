@@ -1,4 +1,13 @@
 export {
+  convTranspose3dBackwardData,
+  convTranspose3dBackwardFilter,
+  convTranspose3dForward,
+  type TransposeProblem,
+  transposeElementCounts,
+  transposeOutputDims,
+  transposeOutputExtent,
+} from './conv-transpose3d.js';
+export {
   conv3dBackwardData,
   conv3dBackwardDataAt,
   conv3dBackwardFilter,

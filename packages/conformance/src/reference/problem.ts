@@ -16,7 +16,8 @@ export type Triple = readonly [number, number, number];
 /**
  * One 3-D convolution (cross-correlation, PyTorch semantics):
  * `y[n, k, o] = Σ_{c in group(k), t} x[n, c, o·stride − pad + t·dil] · w[k, c − g·C/groups, t]`,
- * where out-of-range input coordinates read zero.
+ * where out-of-range input coordinates read zero; the output extent counts the windows that fit
+ * the input padded by `pad` before and `padAfter` (default `pad`) after.
  */
 export interface ConvProblem {
   /** Batch size N. */
@@ -29,8 +30,10 @@ export interface ConvProblem {
   readonly in: Triple;
   /** Kernel extents `[kd, kh, kw]`. */
   readonly k: Triple;
-  /** Zero padding on each side, per axis. */
+  /** Zero padding per axis: on both sides, or the leading side when `padAfter` is given. */
   readonly pad: Triple;
+  /** Zero padding after (trailing side) per axis, for asymmetric padding. Defaults to `pad`. */
+  readonly padAfter?: Triple;
   /** Stride per axis. */
   readonly stride: Triple;
   /** Dilation per axis. */
@@ -66,15 +69,24 @@ export function expectTriple(value: unknown, name: string, allowZero: boolean): 
   return [value[0], value[1], value[2]];
 }
 
-/** Output extent along one axis (PyTorch's formula); may be ≤ 0 for an invalid problem. */
+/**
+ * Output extent along one axis (PyTorch's formula, with the trailing padding `padAfter`,
+ * default `pad`); may be ≤ 0 for an invalid problem.
+ */
 export function outputExtent(
   inExtent: number,
   kernel: number,
   pad: number,
   stride: number,
   dil: number,
+  padAfter: number = pad,
 ): number {
-  return Math.floor((inExtent + 2 * pad - dil * (kernel - 1) - 1) / stride) + 1;
+  return Math.floor((inExtent + pad + padAfter - dil * (kernel - 1) - 1) / stride) + 1;
+}
+
+/** The trailing padding of a problem: `padAfter`, or `pad` when symmetric. */
+export function padAfterOf(p: ConvProblem): Triple {
+  return p.padAfter ?? p.pad;
 }
 
 /**
@@ -93,6 +105,7 @@ export function validateProblem(p: ConvProblem, name = 'problem'): void {
   expectTriple(p.in, `${name}.in`, false);
   expectTriple(p.k, `${name}.k`, false);
   expectTriple(p.pad, `${name}.pad`, true);
+  if (p.padAfter !== undefined) expectTriple(p.padAfter, `${name}.padAfter`, true);
   expectTriple(p.stride, `${name}.stride`, false);
   expectTriple(p.dil, `${name}.dil`, false);
   if (p.layout !== 'ncdhw' && p.layout !== 'ndhwc') {
@@ -104,11 +117,23 @@ export function validateProblem(p: ConvProblem, name = 'problem'): void {
       'groups',
     );
   }
+  const after = padAfterOf(p);
   for (let axis = 0; axis < 3; axis++) {
-    const out = outputExtent(p.in[axis]!, p.k[axis]!, p.pad[axis]!, p.stride[axis]!, p.dil[axis]!);
+    const out = outputExtent(
+      p.in[axis]!,
+      p.k[axis]!,
+      p.pad[axis]!,
+      p.stride[axis]!,
+      p.dil[axis]!,
+      after[axis]!,
+    );
     if (out < 1) {
+      const padding =
+        after[axis] === p.pad[axis]
+          ? `2·pad ${p.pad[axis]}`
+          : `pad ${p.pad[axis]} + padAfter ${after[axis]}`;
       throw new InvalidProblemError(
-        `${name} has an empty output along ${AXES[axis]}: input ${p.in[axis]} + 2·pad ${p.pad[axis]} ` +
+        `${name} has an empty output along ${AXES[axis]}: input ${p.in[axis]} + ${padding} ` +
           `is smaller than the dilated kernel footprint ${p.dil[axis]! * (p.k[axis]! - 1) + 1}`,
         'in',
       );
@@ -119,8 +144,9 @@ export function validateProblem(p: ConvProblem, name = 'problem'): void {
 /** Output extents `[Do, Ho, Wo]`. Throws for an invalid problem. */
 export function outputDims(p: ConvProblem): [number, number, number] {
   validateProblem(p);
+  const after = padAfterOf(p);
   return [0, 1, 2].map((a) =>
-    outputExtent(p.in[a]!, p.k[a]!, p.pad[a]!, p.stride[a]!, p.dil[a]!),
+    outputExtent(p.in[a]!, p.k[a]!, p.pad[a]!, p.stride[a]!, p.dil[a]!, after[a]!),
   ) as [number, number, number];
 }
 

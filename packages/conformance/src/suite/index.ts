@@ -1,3 +1,4 @@
+export { ASYM_PAD_SUITE, TRANSPOSE_SUITE, type TransposeCase } from './conv-family.js';
 export {
   DEFAULT_SUITES,
   type DefaultSuiteName,

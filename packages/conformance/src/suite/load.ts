@@ -55,6 +55,7 @@ export function toProblem(c: SuiteCase, layout: Layout): ConvProblem {
     in: c.in,
     k: c.k,
     pad: c.pad,
+    ...(c.padAfter === undefined ? {} : { padAfter: c.padAfter }),
     stride: c.stride,
     dil: c.dil,
     groups: c.groups,
@@ -66,6 +67,7 @@ export function toProblem(c: SuiteCase, layout: Layout): ConvProblem {
 export function formatCase(c: SuiteCase): string {
   const parts = [`n=${c.n}`, `c=${c.cIn}→${c.cOut}`, `in=${c.in.join('×')}`, `k=${c.k.join('×')}`];
   if (c.pad.some((v) => v !== 0)) parts.push(`pad=${c.pad.join(',')}`);
+  if (c.padAfter !== undefined) parts.push(`padAfter=${c.padAfter.join(',')}`);
   if (c.stride.some((v) => v !== 1)) parts.push(`stride=${c.stride.join(',')}`);
   if (c.dil.some((v) => v !== 1)) parts.push(`dil=${c.dil.join(',')}`);
   if (c.groups !== 1) parts.push(`groups=${c.groups}`);

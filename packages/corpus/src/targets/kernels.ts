@@ -7,6 +7,7 @@ import type { Fixtures, PackageCorpus, Prepared } from '../model.js';
 import { track } from '../track.js';
 import { arg, member, memberLabel, prop, self, type TargetSpec, targetsOf } from './build.js';
 import { newStream } from './driver-values.js';
+import { TRANSPOSE_SPECS } from './kernels-transpose.js';
 import { KERNELS_VALUES, operand, smallDescriptor } from './kernels-values.js';
 
 const { Conv3dDescriptor, Conv3dPlan, Epilogue } = kernels;
@@ -408,6 +409,7 @@ const SPECS: TargetSpec[] = [
   planMethod('dispose', none, [self('selfDisposeOk')]),
   planMethod(Symbol.dispose, none, [self('selfDisposeOk')]),
   planMethod('disposed', none, [self('selfDisposeOk')]),
+  ...TRANSPOSE_SPECS,
 ];
 
 export const KERNELS_CORPUS: PackageCorpus = {

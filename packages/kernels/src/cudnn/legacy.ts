@@ -3,11 +3,13 @@
  * descriptors, the seed's pinned algorithms, the heuristic fallback (cudnnGet*Algorithm_v7) and
  * the run. Every per-pass difference comes from PASS_SPEC.
  */
+
 import { ElementKind, UnsupportedError } from '@baracuda/types';
 import type { ResolvedPlanPreference } from '../compat.js';
 import { type Conv3dPass, type Operands, PASS_SPEC } from '../core/pass.js';
 import type { AlgorithmInfo } from '../core/types.js';
 import type { Conv3dDescriptor } from '../descriptor.js';
+import { isAsymmetric, legacyAsymmetricRefusal } from '../padding.js';
 import {
   type LegacyPerf,
   MathType,
@@ -166,6 +168,8 @@ export class LegacyApi {
   #conv(mathType: number): ConvolutionDescriptor {
     const d = this.#desc;
     const problem = this.#scope.problem;
+    // The legacy API takes one padding per axis, for both sides.
+    if (isAsymmetric(d)) throw new UnsupportedError(legacyAsymmetricRefusal(problem));
     const conv = this.#scope.legacyConvolution();
     const compute = d.element === ElementKind.F64 ? C.CUDNN_DATA_DOUBLE : C.CUDNN_DATA_FLOAT;
     check(

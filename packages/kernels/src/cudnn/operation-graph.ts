@@ -54,7 +54,13 @@ export function convolution(scope: CudnnScope, d: Conv3dDescriptor): BackendDesc
   );
   scope.set(conv, C.CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, int64, new BigInt64Array([3n]));
   scope.set(conv, C.CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, int64, i64(d.padD, d.padH, d.padW));
-  scope.set(conv, C.CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, int64, i64(d.padD, d.padH, d.padW));
+  // The trailing side: differs from the leading one for asymmetric or 'same' padding.
+  scope.set(
+    conv,
+    C.CUDNN_ATTR_CONVOLUTION_POST_PADDINGS,
+    int64,
+    i64(d.padAfterD, d.padAfterH, d.padAfterW),
+  );
   scope.set(
     conv,
     C.CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES,

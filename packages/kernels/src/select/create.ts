@@ -17,6 +17,7 @@ import {
   erratumRefusal,
   formatCudnnVersion,
 } from '../errata.js';
+import { isAsymmetric, legacyAsymmetricRefusal } from '../padding.js';
 import { SplitKernels } from '../split-tf32.js';
 import { type DeviceLike, deviceOf, loadCudnn, type StreamLike } from '../sys.js';
 import { otherLayoutClean, PlanCore } from './core.js';
@@ -30,6 +31,9 @@ export function createCore(
 ): PlanCore {
   if (asked.math === '3xtf32' && desc.element !== ElementKind.F32) {
     throw new InvalidArgumentError('desc.element', "'f32' with math '3xtf32'", desc.element);
+  }
+  if (asked.algorithm === 'pinned' && isAsymmetric(desc)) {
+    throw new UnsupportedError(legacyAsymmetricRefusal(desc.describe()));
   }
   const version = loadCudnn();
   const device = deviceOf(stream);

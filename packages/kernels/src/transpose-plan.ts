@@ -1,0 +1,353 @@
+/**
+ * ConvTranspose3dPlan: a 3-D transposed convolution as a facade over the plan core of the
+ * convolution it is the backward-data of (ConvTranspose3dDescriptor#conv): its forward runs that
+ * convolution's backward-data, its backward-data the convolution's forward, its backward-filter
+ * the convolution's backward-filter with x and dy swapped. Everything the convolution's plan does
+ * (errata, the layout detour, our depthwise kernels, backward-data as forward, autotune and its
+ * cache, the legacy fallback) applies unchanged; Conv3dPlan has no branch for it.
+ */
+import {
+  ConvKind,
+  InvalidArgumentError,
+  type KernelSku,
+  type PlanPreference,
+  type PrecisionGuarantee,
+  UnsupportedError,
+} from '@baracuda/types';
+import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
+import { type Conv3dPass, PASSES } from './core/pass.js';
+import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
+import { Conv3dDescriptor } from './descriptor.js';
+import { TrailingPlanes } from './exec/trailing-planes.js';
+import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
+import { checkStream } from './plan/arguments.js';
+import { type Conv3dPlanOptions, resolveOptions } from './plan/options.js';
+import { kernelSku, precisionGuarantee } from './plan/report.js';
+import type {
+  ConvTranspose3dBwDataArgs,
+  ConvTranspose3dDwArgs,
+  ConvTranspose3dFwArgs,
+} from './plan/transpose-arguments.js';
+import { guardReceivers } from './receivers.js';
+import { checkRunArgs, type RunArgsSpec, type RunTarget } from './run-args.js';
+import { prepare } from './select/autotune/tune.js';
+import type { PlanCore } from './select/core.js';
+import { createCore } from './select/create.js';
+import type { StreamLike } from './sys.js';
+import {
+  type ConvTranspose3dDescriptor,
+  isConvTranspose3dDescriptor,
+} from './transpose-descriptor.js';
+
+/** The convolution's pass each transposed pass runs. */
+const CONV_PASS: Record<Conv3dPass, Conv3dPass> = {
+  fw: 'bwData',
+  bwData: 'fw',
+  bwFilter: 'bwFilter',
+};
+
+/**
+ * Per transposed pass, its method and arguments, each named with the convolution's operand it is
+ * (x_conv = the transposed output, y_conv = the transposed input).
+ */
+const SPECS: Record<Conv3dPass, RunArgsSpec> = {
+  fw: {
+    method: 'runFw',
+    args: [
+      ['x', 'y'],
+      ['w', 'w'],
+      ['y', 'x'],
+    ],
+  },
+  bwData: {
+    method: 'runBwData',
+    args: [
+      ['w', 'w'],
+      ['dy', 'x'],
+      ['dx', 'y'],
+    ],
+  },
+  bwFilter: {
+    method: 'runDw',
+    args: [
+      ['x', 'y'],
+      ['dy', 'x'],
+      ['dw', 'w'],
+    ],
+  },
+};
+
+/**
+ * A 3-D transposed convolution plan over cuDNN: forward (y = alpha · convTranspose(x, w) + beta ·
+ * y), backward-data and backward-filter, on the same selection modes, dtypes and layouts as
+ * Conv3dPlan. Made by `select` / `selectSync` only.
+ */
+export class ConvTranspose3dPlan {
+  readonly descriptor: ConvTranspose3dDescriptor;
+  readonly preference: ResolvedPlanPreference;
+  /** The cuDNN version the plan runs on (cudnnGetVersion() encoding). */
+  readonly cudnnVersion: number;
+  /** Ids of errata that changed what this plan does. */
+  readonly errataApplied: readonly string[];
+  readonly #core: PlanCore;
+  /** The run of a problem with trailing planes no input reaches (outputPadding > padAfter), or null. */
+  readonly #trailing: TrailingPlanes | null;
+  readonly #runTarget: RunTarget;
+  /** Wall milliseconds of select. */
+  #selectMs = 0;
+
+  static {
+    guardReceivers(
+      ConvTranspose3dPlan,
+      'ConvTranspose3dPlan',
+      (o) => typeof o === 'object' && o !== null && #core in o,
+    );
+  }
+
+  private constructor(
+    token: FactoryToken,
+    desc: ConvTranspose3dDescriptor,
+    core: PlanCore,
+    checked: Conv3dDescriptor,
+    trailing: TrailingPlanes | null,
+  ) {
+    requireFactoryToken(
+      token,
+      'ConvTranspose3dPlan',
+      'ConvTranspose3dPlan.select or ConvTranspose3dPlan.selectSync',
+    );
+    this.#core = core;
+    this.#trailing = trailing;
+    this.#runTarget = {
+      descriptor: checked,
+      device: core.ctx.device,
+      stream: core.ctx.stream,
+    };
+    this.descriptor = desc;
+    this.preference = core.ctx.preference;
+    this.cudnnVersion = core.ctx.cudnnVersion;
+    this.errataApplied = core.errataApplied;
+  }
+
+  /**
+   * Validate, load cuDNN and make the plan; with `algorithm: 'autotune'`, tune the passes in
+   * `options.passes` (the transposed passes' names) without blocking the event loop.
+   */
+  static async select(
+    stream: StreamLike,
+    desc: ConvTranspose3dDescriptor,
+    preference?: Partial<PlanPreference>,
+    options?: Conv3dPlanOptions,
+  ): Promise<ConvTranspose3dPlan> {
+    const started = performance.now();
+    const plan = ConvTranspose3dPlan.#create(stream, desc, preference, options);
+    try {
+      const gen = prepare(plan.#core, convOptions(options));
+      let step = gen.next();
+      while (!step.done) {
+        await step.value.synchronize();
+        step = gen.next();
+      }
+    } catch (error) {
+      plan.dispose();
+      throw error;
+    }
+    plan.#selectMs = performance.now() - started;
+    return plan;
+  }
+
+  /** Like `select`, synchronously (autotune blocks the thread while it tunes). */
+  static selectSync(
+    stream: StreamLike,
+    desc: ConvTranspose3dDescriptor,
+    preference?: Partial<PlanPreference>,
+    options?: Conv3dPlanOptions,
+  ): ConvTranspose3dPlan {
+    const started = performance.now();
+    const plan = ConvTranspose3dPlan.#create(stream, desc, preference, options);
+    try {
+      const gen = prepare(plan.#core, convOptions(options));
+      let step = gen.next();
+      while (!step.done) {
+        step.value.synchronizeSync();
+        step = gen.next();
+      }
+    } catch (error) {
+      plan.dispose();
+      throw error;
+    }
+    plan.#selectMs = performance.now() - started;
+    return plan;
+  }
+
+  static #create(
+    stream: StreamLike,
+    desc: ConvTranspose3dDescriptor,
+    preference: Partial<PlanPreference> | undefined,
+    options: Conv3dPlanOptions | undefined,
+  ): ConvTranspose3dPlan {
+    if (!isConvTranspose3dDescriptor(desc)) {
+      throw new InvalidArgumentError('desc', 'a ConvTranspose3dDescriptor', desc);
+    }
+    desc.validate();
+    const asked = resolvePlanPreference(preference);
+    convOptions(options);
+    checkStream(stream, 'stream');
+    const trailing = desc.trailingPlanes().some((p) => p > 0);
+    const checked = trailing ? fullOutputConv(desc) : desc.conv();
+    const core = createCore(stream, desc.conv(), asked, resolveOptions(options));
+    return new ConvTranspose3dPlan(
+      FACTORY_TOKEN,
+      desc,
+      core,
+      checked,
+      trailing ? new TrailingPlanes(core, desc.yShape) : null,
+    );
+  }
+
+  /** Output extents [D, H, W]. */
+  outputDims(): [number, number, number] {
+    this.#core.checkNotDisposed();
+    return this.descriptor.outputDims();
+  }
+
+  /** Workspace bytes of the forward pass (builds its plan if needed). */
+  queryFwWorkspaceSize(): number {
+    return this.#workspaceBytes('fw');
+  }
+  /** Workspace bytes of the backward-data pass (builds its plan if needed). */
+  queryBwDataWorkspaceSize(): number {
+    return this.#workspaceBytes('bwData');
+  }
+  /** Workspace bytes of the backward-filter pass (builds its plan if needed). */
+  queryBwFilterWorkspaceSize(): number {
+    return this.#workspaceBytes('bwFilter');
+  }
+
+  #workspaceBytes(pass: Conv3dPass): number {
+    this.#core.checkNotDisposed();
+    return this.#core.executor(CONV_PASS[pass]).workspaceBytes();
+  }
+
+  /** What runs a transposed pass (the convolution pass it maps to; builds its plan if needed). */
+  algorithm(pass: Conv3dPass): AlgorithmInfo {
+    this.#core.checkNotDisposed();
+    if (!PASSES.includes(pass)) {
+      throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
+    }
+    if (this.#trailing !== null) return this.#trailing.info(CONV_PASS[pass]);
+    return this.#core.executor(CONV_PASS[pass]).info();
+  }
+
+  /**
+   * What select timed (as Conv3dPlan#selectReport), each pass named as the transposed pass it
+   * serves (the convolution's backward-data is this plan's 'fw').
+   */
+  selectReport(): Conv3dSelectReport {
+    this.#core.checkNotDisposed();
+    const passes = PASSES.flatMap((p) => {
+      const done = this.#core.selection.get(CONV_PASS[p]);
+      return done === undefined ? [] : [Object.freeze({ ...done, pass: p })];
+    });
+    return Object.freeze({ wallMs: this.#selectMs, passes: Object.freeze(passes) });
+  }
+
+  /** The precision the plan gives (as Conv3dPlan#precisionGuarantee). */
+  precisionGuarantee(): PrecisionGuarantee {
+    this.#core.checkNotDisposed();
+    return precisionGuarantee(this.#core);
+  }
+
+  /** Identity of the kernel; `op` is `'conv_transpose3d'`. */
+  sku(): KernelSku {
+    this.#core.checkNotDisposed();
+    return { ...kernelSku(this.#core), op: ConvKind.ConvTranspose3d };
+  }
+
+  /** Enqueue y = alpha · convTranspose(x, w) + beta · y (the convolution's backward-data). */
+  runFw(args: ConvTranspose3dFwArgs): void {
+    this.#run('fw', args);
+  }
+
+  /** Enqueue dx = alpha · convTransposeBwData(w, dy) + beta · dx (the convolution's forward). */
+  runBwData(args: ConvTranspose3dBwDataArgs): void {
+    this.#run('bwData', args);
+  }
+
+  /** Enqueue dw = alpha · convTransposeBwFilter(x, dy) + beta · dw (the convolution's backward-filter on (dy, x)). */
+  runDw(args: ConvTranspose3dDwArgs): void {
+    this.#run('bwFilter', args);
+  }
+
+  #run(pass: Conv3dPass, args: unknown): void {
+    this.#core.checkNotDisposed();
+    const { px, pw, py, scalars } = checkRunArgs(
+      CONV_PASS[pass],
+      args,
+      this.#runTarget,
+      SPECS[pass],
+    );
+    this.#core.checkNotDisposed();
+    const ops = { x: px, w: pw, y: py };
+    if (this.#trailing !== null) this.#trailing.run(CONV_PASS[pass], ops, scalars);
+    else this.#core.executor(CONV_PASS[pass]).run(ops, scalars);
+  }
+
+  /** Destroy every cuDNN object of the plan and release what it holds. Idempotent. */
+  dispose(): void {
+    if (this.#core.disposed) return;
+    this.#trailing?.dispose();
+    this.#core.dispose();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /** True once disposed. */
+  get disposed(): boolean {
+    return this.#core.disposed;
+  }
+}
+
+/**
+ * The run arguments' shapes of a problem with trailing planes: the convolution over the full
+ * transposed output (post-padding 0), whose output is the transposed input when outputPadding −
+ * padAfter < stride on every axis. Otherwise (possible only with dilation > stride) refused.
+ */
+function fullOutputConv(desc: ConvTranspose3dDescriptor): Conv3dDescriptor {
+  const reached = desc.conv();
+  const [d, h, w] = desc.outputDims();
+  const full = Conv3dDescriptor.create({
+    batch: reached.batch,
+    cIn: reached.cIn,
+    dIn: d,
+    hIn: h,
+    wIn: w,
+    cOut: reached.cOut,
+    dFilt: reached.dFilt,
+    hFilt: reached.hFilt,
+    wFilt: reached.wFilt,
+    element: reached.element,
+  })
+    .withPadding({ before: [reached.padD, reached.padH, reached.padW], after: [0, 0, 0] })
+    .withStride(reached.strideD, reached.strideH, reached.strideW)
+    .withDilation(reached.dilationD, reached.dilationH, reached.dilationW)
+    .withGroups(reached.groups)
+    .withLayout(reached.layout)
+    .validate();
+  if (full.yShape.some((e, i) => e !== desc.xShape[i])) {
+    throw new UnsupportedError(
+      `${desc.describe()} has trailing output planes ([${desc.trailingPlanes().join(', ')}] per axis) ` +
+        'at least a stride past the last window (outputPadding − padAfter ≥ stride, possible only with ' +
+        'dilation > stride); ConvTranspose3dPlan does not run these: pad the after side by more',
+    );
+  }
+  return full;
+}
+
+/** The options with the transposed passes named as the convolution's passes they run. */
+function convOptions(options: Conv3dPlanOptions | undefined) {
+  const opts = resolveOptions(options);
+  return { ...opts, passes: [...new Set(opts.passes.map((p) => CONV_PASS[p]))] };
+}
