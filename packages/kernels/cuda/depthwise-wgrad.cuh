@@ -14,7 +14,11 @@
 // workspace, every element written by exactly one block). Pass 2 (`wgradsum`): one thread per
 // (c, t) adds the gridDim.y partials in slot order and stores alpha * sum + beta * dw. So the
 // result is a fixed function of the launch: bit-identical run to run, no atomics.
-// Needs the input and output planes under 2^31 elements (the offsets within a plane are 32-bit).
+// A position whose whole window is inside the input (most of them) loads its taps at fixed
+// offsets from its corner, with no bounds checks: on the old one-pass kernel those checks (about
+// 15 integer operations a tap) bounded the time. The group's taps past the last are then read
+// at offset 0 and summed into sums that are never stored.
+// Needs each operand under 2^31 elements (Conv3dDescriptor checks; offsets in a sample are 32-bit).
 
 constexpr int kWgradTaps = 16;       // taps per block (blockIdx.z picks the group)
 constexpr int kWgradThreads = 256;   // NCDHW: blockDim (256); NDHWC: (32, 8)
@@ -30,6 +34,22 @@ __device__ __forceinline__ void wgradOffsets(int4* off, int t0, int nTaps, int k
     off[tid] = t < nTaps ? make_int4(kd * dD, kh * dH, kw * dW, 0) : make_int4(0x40000000, 0, 0, 0);
   }
   __syncthreads();
+}
+
+// The offset of tap t0 + j from a window's corner in one sample (`step`: elements an input
+// position apart: 1 in NCDHW, C in NDHWC), 0 past the last tap.
+__device__ __forceinline__ int wgradLinear(int t, int nTaps, int kH, int kW, int dD, int dH,
+                                           int dW, int inH, int inW, int step) {
+  if (t >= nTaps) return 0;
+  const int kd = t / (kH * kW), kh = (t / kW) % kH, kw = t % kW;
+  return ((kd * dD * inH + kh * dH) * inW + kw * dW) * step;
+}
+
+// Whether the whole window at corner (id0, ih0, iw0) is inside the input.
+__device__ __forceinline__ bool wgradInside(int id0, int ih0, int iw0, int inD, int inH, int inW,
+                                            int kD, int kH, int kW, int dD, int dH, int dW) {
+  return id0 >= 0 && id0 + (kD - 1) * dD < inD && ih0 >= 0 && ih0 + (kH - 1) * dH < inH &&
+         iw0 >= 0 && iw0 + (kW - 1) * dW < inW;
 }
 
 // The slice `k` of a launch: its sample, and its first and last + 1 output position in the plane.
@@ -68,6 +88,9 @@ __device__ __forceinline__ void wgradSplit(const T* __restrict__ x, const T* __r
   wgradOffsets(off, t0, nTaps, kH, kW, dD, dH, dW, tid);
   const int outPlane = outD * outH * outW;
   const int inPlane = inD * inH * inW;
+  int lin[kWgradTaps];
+#pragma unroll
+  for (int j = 0; j < kWgradTaps; j++) lin[j] = wgradLinear(t0 + j, nTaps, kH, kW, dD, dH, dW, inH, inW, 1);
   Acc acc[kWgradTaps];
 #pragma unroll
   for (int j = 0; j < kWgradTaps; j++) acc[j] = Acc(0);
@@ -82,12 +105,19 @@ __device__ __forceinline__ void wgradSplit(const T* __restrict__ x, const T* __r
       wgradCorner(o, outH, outW, sD, sH, sW, pD, pH, pW, &id0, &ih0, &iw0);
       const Acc g = toAcc(grad[o]);
       Acc v[kWgradTaps];
+      if (wgradInside(id0, ih0, iw0, inD, inH, inW, kD, kH, kW, dD, dH, dW)) {
+        const T* corner = src + (id0 * inH + ih0) * inW + iw0;
 #pragma unroll
-      for (int j = 0; j < kWgradTaps; j++) {
-        const int4 q = off[j];
-        const int id = id0 + q.x, ih = ih0 + q.y, iw = iw0 + q.z;
-        const bool in = id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW;
-        v[j] = in ? toAcc(src[(id * inH + ih) * inW + iw]) : Acc(0);
+        for (int j = 0; j < kWgradTaps; j++) v[j] = toAcc(corner[lin[j]]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kWgradTaps; j++) {
+          // Read from shared memory each time (volatile): held in registers they took 48.
+          const volatile int* q = reinterpret_cast<volatile int*>(off + j);
+          const int id = id0 + q[0], ih = ih0 + q[1], iw = iw0 + q[2];
+          const bool in = id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW;
+          v[j] = in ? toAcc(src[(id * inH + ih) * inW + iw]) : Acc(0);
+        }
       }
 #pragma unroll
       for (int j = 0; j < kWgradTaps; j++) acc[j] += v[j] * g;
@@ -131,26 +161,39 @@ __device__ __forceinline__ void wgradSplitCl(const T* __restrict__ x, const T* _
   wgradOffsets(off, t0, nTaps, kH, kW, dD, dH, dW, tid);
   const int outPlane = outD * outH * outW;
   const int inPlane = inD * inH * inW;
+  int lin[kWgradTaps];
+#pragma unroll
+  for (int j = 0; j < kWgradTaps; j++) {
+    lin[j] = wgradLinear(t0 + j, nTaps, kH, kW, dD, dH, dW, inH, inW, channels);
+  }
   Acc acc[kWgradTaps];
 #pragma unroll
   for (int j = 0; j < kWgradTaps; j++) acc[j] = Acc(0);
+  // A lane past the last channel reads channel 0 and sums into sums never stored.
+  const int ch = mine ? c : 0;
   for (int k = blockIdx.y; k < batch * chunks; k += gridDim.y) {
     int n, lo, hi;
     wgradSlice(k, chunks, len, outPlane, &n, &lo, &hi);
-    const T* src = x + (i64)n * inPlane * channels + c;
-    const T* grad = dy + (i64)n * outPlane * channels + c;
+    const T* src = x + (i64)n * inPlane * channels + ch;
+    const T* grad = dy + (i64)n * outPlane * channels + ch;
     for (int o = lo + ty; o < hi; o += kWgradClRows) {
       int id0, ih0, iw0;
       wgradCorner(o, outH, outW, sD, sH, sW, pD, pH, pW, &id0, &ih0, &iw0);
-      const Acc g = mine ? toAcc(grad[(i64)o * channels]) : Acc(0);
+      const Acc g = toAcc(grad[o * channels]);
       Acc v[kWgradTaps];
+      if (wgradInside(id0, ih0, iw0, inD, inH, inW, kD, kH, kW, dD, dH, dW)) {
+        const T* corner = src + ((id0 * inH + ih0) * inW + iw0) * channels;
 #pragma unroll
-      for (int j = 0; j < kWgradTaps; j++) {
-        const int4 q = off[j];
-        const int id = id0 + q.x, ih = ih0 + q.y, iw = iw0 + q.z;
-        const bool in =
-            mine && id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW;
-        v[j] = in ? toAcc(src[(i64)((id * inH + ih) * inW + iw) * channels]) : Acc(0);
+        for (int j = 0; j < kWgradTaps; j++) v[j] = toAcc(corner[lin[j]]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kWgradTaps; j++) {
+          // Read from shared memory each time (volatile): held in registers they took 48.
+          const volatile int* q = reinterpret_cast<volatile int*>(off + j);
+          const int id = id0 + q[0], ih = ih0 + q[1], iw = iw0 + q[2];
+          const bool in = id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW;
+          v[j] = in ? toAcc(src[((id * inH + ih) * inW + iw) * channels]) : Acc(0);
+        }
       }
 #pragma unroll
       for (int j = 0; j < kWgradTaps; j++) acc[j] += v[j] * g;
