@@ -4,12 +4,8 @@
  * @internal
  */
 import { ElementKind, InvalidArgumentError } from '@baracuda/types';
+import { type DepthwiseReduce, wgradGeometry, wgradUnsupported } from './depthwise-wgrad.js';
 import type { Conv3dDescriptor } from './descriptor.js';
-import {
-  type DepthwiseReduce,
-  wgradGeometry,
-  wgradUnsupported,
-} from './depthwise-wgrad.js';
 
 export type { DepthwiseReduce } from './depthwise-wgrad.js';
 

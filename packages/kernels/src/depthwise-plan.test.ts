@@ -5,10 +5,10 @@
  * cache makes of them. The kernels' arithmetic is checked in depthwise.test.ts (host mirror) and
  * on the GPU by the conformance suites.
  */
+import { DeviceBuffer, Stream } from '@baracuda/driver';
 import { ElementKind, InvalidArgumentError, WorkspaceTooSmallError } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DepthwiseKernels } from './depthwise.js';
-import { driver } from './sys.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import {
   fakeDevice as device,
@@ -191,31 +191,33 @@ describe.skipIf(fake === null)(
       expect(warnings).toEqual([]);
     });
 
-    it.skipIf(fakeCuda === null)('backward-filter without a workspace given: the plan grows its own', () => {
-      const { DeviceBuffer, Stream } = driver;
-      const own = Stream.create();
-      const bufs = [0, 1, 2].map(() => DeviceBuffer.alloc(1 << 20));
-      const [x, dy, dw] = bufs.map((b) => ({ devicePtr: b.devicePtr, byteLength: b.byteLength }));
-      const plan = Conv3dPlan.selectSync(own, depthwise(ElementKind.F64, 'ndhwc', 40));
-      // 40 channels: two blocks of 32 lanes; 3 slots (as above) of 40 × 27 taps of f64.
-      expect(plan.queryBwFilterWorkspaceSize()).toBe(3 * 40 * 27 * 8);
-      plan.runDw({ x: x!, dy: dy!, dw: dw!, stream: own });
-      plan.runDw({ x: x!, dy: dy!, dw: dw!, stream: own });
-      expect(launches.map((l) => l.name)).toEqual([
-        'baracuda_depthwise_wgradcl_f64',
-        'baracuda_depthwise_wgradsum_f64',
-        'baracuda_depthwise_wgradcl_f64',
-        'baracuda_depthwise_wgradsum_f64',
-      ]);
-      const ws = pointers(launches[0]!)[2]!;
-      expect(ws).not.toBe(0n);
-      expect(bufs.map((b) => b.devicePtr)).not.toContain(ws);
-      // The same workspace for every run, pass 2 reading what pass 1 wrote.
-      expect([pointers(launches[1]!)[0], pointers(launches[2]!)[2]]).toEqual([ws, ws]);
-      plan.dispose();
-      for (const b of bufs) b.dispose();
-      own.dispose();
-    });
+    it.skipIf(fakeCuda === null)(
+      'backward-filter without a workspace given: the plan grows its own',
+      () => {
+        const own = Stream.create();
+        const bufs = [0, 1, 2].map(() => DeviceBuffer.alloc(1 << 20));
+        const [x, dy, dw] = bufs.map((b) => ({ devicePtr: b.devicePtr, byteLength: b.byteLength }));
+        const plan = Conv3dPlan.selectSync(own, depthwise(ElementKind.F64, 'ndhwc', 40));
+        // 40 channels: two blocks of 32 lanes; 3 slots (as above) of 40 × 27 taps of f64.
+        expect(plan.queryBwFilterWorkspaceSize()).toBe(3 * 40 * 27 * 8);
+        plan.runDw({ x: x!, dy: dy!, dw: dw!, stream: own });
+        plan.runDw({ x: x!, dy: dy!, dw: dw!, stream: own });
+        expect(launches.map((l) => l.name)).toEqual([
+          'baracuda_depthwise_wgradcl_f64',
+          'baracuda_depthwise_wgradsum_f64',
+          'baracuda_depthwise_wgradcl_f64',
+          'baracuda_depthwise_wgradsum_f64',
+        ]);
+        const ws = pointers(launches[0]!)[2]!;
+        expect(ws).not.toBe(0n);
+        expect(bufs.map((b) => b.devicePtr)).not.toContain(ws);
+        // The same workspace for every run, pass 2 reading what pass 1 wrote.
+        expect([pointers(launches[1]!)[0], pointers(launches[2]!)[2]]).toEqual([ws, ws]);
+        plan.dispose();
+        for (const b of bufs) b.dispose();
+        own.dispose();
+      },
+    );
 
     it('backward-filter: a cuDNN autotune entry keeps cuDNN', async () => {
       const path = fakeAutotuneCache([[depthwise(), 'bwFilter', { engineIndex: 0, knobs: [] }]]);

@@ -104,10 +104,17 @@ export class DepthwiseKernels {
       return {
         launch,
         run(stream, input, w, out, alpha, beta, workspace = 0n) {
-          twoPass(packed, fn, sum, launch, reduce, f64, stream, [input, w, out, workspace], [
-            alpha,
-            beta,
-          ]);
+          twoPass(
+            packed,
+            fn,
+            sum,
+            launch,
+            reduce,
+            f64,
+            stream,
+            [input, w, out, workspace],
+            [alpha, beta],
+          );
         },
       };
     }
