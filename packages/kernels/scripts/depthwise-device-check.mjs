@@ -303,6 +303,37 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
   }
 }
 
+// Backward-filter with few channels or a small batch (the slices must still fill the GPU).
+for (const shape of [
+  { c: 32, n: 2, in: [32, 64, 64], k: [3, 3, 3], pad: [1, 1, 1] },
+  { c: 64, n: 4, in: [16, 56, 56], k: [3, 3, 3], pad: [1, 1, 1] },
+  { c: 24, n: 1, in: [16, 56, 56], k: [3, 3, 3], pad: [1, 1, 1] },
+]) {
+  for (const name of ['f32', 'bf16']) {
+    for (const layout of LAYOUTS) {
+      const el = ELEMENTS[name];
+      const d = desc(shape, el.kind, layout);
+      const launch = depthwiseLaunch(d, 'bwFilter');
+      const [x, dy, dw, ws] = [
+        d.xElements * el.bytes,
+        d.yElements * el.bytes,
+        d.wElements * el.bytes,
+        launch.workspaceBytes,
+      ].map((bytes) => DeviceBuffer.alloc(bytes));
+      x.uploadSync(filler(name, d.xElements));
+      dy.uploadSync(filler(name, d.yElements));
+      const call = kernels.call(launch, el.kind);
+      const t = rounds(() =>
+        call.run(stream, x.devicePtr, dy.devicePtr, dw.devicePtr, 1, 0, ws.devicePtr),
+      );
+      console.log(
+        `TIME ${launch.kernel} ${name} ${layout} c=${shape.c} n=${shape.n} in=${shape.in} (grid ${launch.grid.join('x')}): ${t.text}`,
+      );
+      for (const b of [x, dy, dw, ws]) b.dispose();
+    }
+  }
+}
+
 // The verdict so far, in case the phase's limit cuts cuDNN's timing short.
 console.log(
   `depthwise: ${passes} passed, ${failures} failed (exactness and determinism; cuDNN's timing follows)`,
