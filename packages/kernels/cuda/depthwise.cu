@@ -6,7 +6,7 @@
 //   forward   y[n,c,o]  = alpha * sum_k w[c,k] * x[n,c, o*s - p + k*d] + beta * y[n,c,o]
 //   bwData    dx[n,c,i] = alpha * sum_{k, o*s = i + p - k*d} w[c,k] * dy[n,c,o] + beta * dx[n,c,i]
 //
-// Four kernels per element type:
+// Kernels per element type:
 // - `tiled` (stride 1): a block owns a tile of one output plane over a chunk of output depths and
 //   marches through the input slices in depth, staging each in shared memory once and adding its
 //   taps to every output depth it feeds, held in registers. With `flip` it runs the filter
@@ -17,6 +17,8 @@
 //   staged in shared memory, transposed to [tap][channel].
 // - `gathercl`: `clvec` with one channel per thread reading the filter from global memory, for
 //   filters too big to stage in shared memory.
+// - `clmarch` (NDHWC, stride 1): `clvec`'s channel groups marching in depth as `tiled` does
+//   (depthwise-march.cuh).
 // Backward-filter (both layouts) is two passes, partial sums over slices of the batch into
 // plan-owned workspace and then their fixed-order sum (depthwise-wgrad.cuh).
 // Accumulation is in f32 (f64 for f64). Each output is summed in a fixed order, so results are
@@ -357,6 +359,7 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
 }
 
 #include "depthwise-wgrad.cuh"
+#include "depthwise-march.cuh"
 
 // Stage the filter [C][taps] in shared memory as [tap][C] in the accumulator type.
 template <typename T, typename Acc>
@@ -456,6 +459,24 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
     const i64 batch = planes / channels;                                                       \
     switch (vec) { CASES }                                                                     \
   }
+// clmarch (depthwise-march.cuh): ints channels, in D/H/W, out D/H/W, filter D/H/W, pads D/H/W,
+// dilations D/H/W, flip, vec, chunks, len; dynamic shared memory kD*kH*kW*channels*sizeof(ACC).
+#define BARACUDA_DEPTHWISE_CLMARCH(SUFFIX, T, ACC, CASES)                                      \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_clmarch_##SUFFIX(       \
+      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
+      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int pD, int pH, int pW,   \
+      int dD, int dH, int dW, int flip, int vec, int chunks, int len, ACC alpha, ACC beta) {   \
+    using namespace baracuda_depthwise;                                                        \
+    const ACC* wt = stageFilter<T, ACC>(w, channels, kD * kH * kW);                            \
+    const i64 batch = planes / channels;                                                       \
+    switch (vec) { CASES }                                                                     \
+  }
+#define BARACUDA_CLMARCH_CASE(T, ACC, V)                                                        \
+  case V:                                                                                      \
+    baracuda_depthwise::clmarch<T, ACC, V>(in, wt, out, batch, channels, inD, inH, inW, outD,   \
+                                           outH, outW, kD, kH, kW, pD, pH, pW, dD, dH, dW,      \
+                                           flip, chunks, len, alpha, beta);                     \
+    break;
 #define BARACUDA_CLVEC_CASE(T, ACC, V)                                                          \
   case V:                                                                                      \
     baracuda_depthwise::clvec<T, ACC, V, true>(in, wt, w, out, batch, channels, inD, inH, inW,  \
@@ -482,3 +503,20 @@ BARACUDA_DEPTHWISE_CLVEC(bf16, __nv_bfloat16, float,
                              BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 4)
                                  BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 2)
                                      BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 1))
+BARACUDA_DEPTHWISE_CLMARCH(f32, float, float,
+                           BARACUDA_CLMARCH_CASE(float, float, 4)
+                               BARACUDA_CLMARCH_CASE(float, float, 2)
+                                   BARACUDA_CLMARCH_CASE(float, float, 1))
+BARACUDA_DEPTHWISE_CLMARCH(f64, double, double,
+                           BARACUDA_CLMARCH_CASE(double, double, 2)
+                               BARACUDA_CLMARCH_CASE(double, double, 1))
+BARACUDA_DEPTHWISE_CLMARCH(f16, __half, float,
+                           BARACUDA_CLMARCH_CASE(__half, float, 8)
+                               BARACUDA_CLMARCH_CASE(__half, float, 4)
+                                   BARACUDA_CLMARCH_CASE(__half, float, 2)
+                                       BARACUDA_CLMARCH_CASE(__half, float, 1))
+BARACUDA_DEPTHWISE_CLMARCH(bf16, __nv_bfloat16, float,
+                           BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 8)
+                               BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 4)
+                                   BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 2)
+                                       BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 1))

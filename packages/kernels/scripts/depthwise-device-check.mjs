@@ -255,6 +255,9 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
     for (const pass of ['fw', 'bwData', 'bwFilter']) {
       const base = depthwiseLaunch(o.d, pass);
       const tries = [['default', base]];
+      // The NDHWC kernel that gathers every tap (clvec) beside the one that marches (A/B).
+      if (base.kernel === 'clmarch')
+        tries.push(['clvec', depthwiseLaunch(o.d, pass, { march: false })]);
       if (base.kernel === 'tiled') {
         for (const [chunk, rows] of [
           [8, 4],

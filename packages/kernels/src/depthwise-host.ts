@@ -1,5 +1,6 @@
 /** What a launch of our depthwise kernels computes, on the host in f64 (for tests). */
 import { type DepthwiseLaunch, MAX_ROWS, ROWS_PER_PASS, TILE_W } from './depthwise-launch.js';
+import { clmarchHost } from './depthwise-march-host.js';
 import { wgradHost } from './depthwise-wgrad-host.js';
 /**
  * What a launch computes, on the host in f64, read from the launch's own parameters exactly as
@@ -17,6 +18,7 @@ export function depthwiseHost(
   beta: number,
 ): Float64Array {
   if (launch.kernel === 'tiled') return tiledHost(launch, input, w, out, alpha, beta);
+  if (launch.kernel === 'clmarch') return clmarchHost(launch, input, w, out, alpha, beta);
   // input is x, w is dy, out is dw: the two passes, slot by slot.
   if (launch.reduce !== undefined) return wgradHost(launch, input, w, out, alpha, beta).out;
   const sums = new Float64Array(out.length);

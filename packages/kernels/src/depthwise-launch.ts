@@ -45,10 +45,11 @@ export function depthwiseUnsupported(
 export interface DepthwiseLaunch {
   /**
    * gathercl: the gather kernel over NDHWC operands; clvec: the same with `vec` channels per thread
-   * and the filter staged in shared memory; wgrad (NCDHW) and wgradcl (NDHWC): backward-filter's
+   * and the filter staged in shared memory; clmarch: NDHWC stride 1, `vec` channels of an output
+   * column marching through a chunk of depths (cuda/depthwise-march.cuh); wgrad (NCDHW) and wgradcl (NDHWC): backward-filter's
    * pass 1, partial sums over slices of the batch, followed by `reduce`.
    */
-  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'wgrad' | 'wgradcl';
+  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'clmarch' | 'wgrad' | 'wgradcl';
   /**
    * tiled: the output depths one thread keeps in registers at most (3 or 8), at least the filter's
    * reach in depth, (kD − 1)·dD + 1; it picks the kernel function (`tiled3`, `tiled8`).
@@ -62,7 +63,9 @@ export interface DepthwiseLaunch {
   /**
    * The `int` parameters in cuda/depthwise.cu's order. tiled: channels, in D/H/W, out D/H/W,
    * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW, chunk (output depths per block), rows
-   * (output rows per thread). gather and gathercl: channels,
+   * (output rows per thread). clmarch: channels, in D/H/W, out D/H/W, filter D/H/W, pads D/H/W
+   * (as tiled's), dilations D/H/W, flip, vec, chunks (of output depths), len (depths a chunk).
+   * gather and gathercl: channels,
    * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
    * clvec: those and vec; wgrad and wgradcl: those but backward (x's extents are in, dy's out),
    * then chunks (slices a sample's output plane is cut into) and len (positions a slice).
@@ -102,6 +105,12 @@ const MAX_SHARED_BYTES = 48 * 1024;
  * stages the filter once and loops over the rest.
  */
 const CLVEC_MAX_BLOCKS = 1024;
+/** Filter reach in depth of the NDHWC marching kernel at most (cuda's kMarchSpan). */
+const MARCH_SPAN = 3;
+/** Threads the NDHWC marching kernel aims for at least: 2 rounds of an H200's 132 × 2,048. */
+const MARCH_MIN_THREADS = 2 ** 19;
+/** Its blocks at most (each stages the filter, then loops over the rest). */
+const MARCH_MAX_BLOCKS = 2048;
 /** Bytes one thread of the NDHWC vector kernel loads per tap at most. */
 const CLVEC_LOAD_BYTES = 16;
 
@@ -116,12 +125,17 @@ export function clvecWidth(channels: number, elementBytes: number): number {
 export interface TiledShape {
   readonly chunk?: number;
   readonly rows?: number;
+  /** false: NDHWC takes `clvec` where it would march (`clmarch`); the device check times both. */
+  readonly march?: boolean;
 }
 
 /**
- * How a pass of a depthwise problem launches. NDHWC runs the channels-last vector kernel (several
- * channels per thread, the filter in shared memory), or the channels-last gather kernel when the
- * filter would need more than 48 KiB of shared memory. In
+ * How a pass of a depthwise problem launches. NDHWC with stride 1, a filter reach in depth of at
+ * most 3 and tiled padding (below) not negative runs `clmarch` (the channels-last kernel that
+ * marches in depth, loading each input slice once for the kD output depths it feeds); other NDHWC
+ * problems the channels-last vector kernel (several channels per thread, the filter in shared
+ * memory); either way the channels-last gather kernel when the filter would need more than
+ * 48 KiB of shared memory. In
  * NCDHW, stride 1 runs the tiled kernel that marches in depth (backward-data as the forward kernel
  * on dy with the filter reversed and padding d·(k−1) − p, when that padding is not negative), when
  * the filter's reach in depth is at most 8 and a patch of its tile fits; anything else the
@@ -225,6 +239,51 @@ export function depthwiseLaunch(
   }
   const total = planes * outDims[0]! * outDims[1]! * outDims[2]!;
   const filterBytes = k[0]! * k[1]! * k[2]! * desc.cIn * accBytes;
+  const reachD = (k[0]! - 1) * d[0]!;
+  if (
+    desc.layout === 'ndhwc' &&
+    tiled.march !== false &&
+    filterBytes <= MAX_SHARED_BYTES &&
+    s.every((v) => v === 1) &&
+    tiledPads.every((v) => v >= 0) &&
+    reachD + 1 <= MARCH_SPAN
+  ) {
+    // Cut the output depths into chunks while the grid has fewer than MARCH_MIN_THREADS and a
+    // chunk stays at least 4 times the slices read twice (as the tiled kernel's chunks).
+    const vec = clvecWidth(desc.cIn, elementBytes(desc.element));
+    const columns = (total / outDims[0]! / vec) | 0;
+    let len = outDims[0]!;
+    while (columns * Math.ceil(outDims[0]! / len) < MARCH_MIN_THREADS && len > 1) {
+      const half = Math.ceil(len / 2);
+      if (half < 4 * reachD) break;
+      len = half;
+    }
+    const chunks = Math.ceil(outDims[0]! / len);
+    return {
+      kernel: 'clmarch',
+      grid: [
+        Math.max(1, Math.min(Math.ceil((columns * chunks) / GATHER_THREADS), MARCH_MAX_BLOCKS)),
+        1,
+        1,
+      ],
+      block: [GATHER_THREADS, 1, 1],
+      sharedBytes: filterBytes,
+      planes,
+      workspaceBytes: 0,
+      ints: [
+        desc.cIn,
+        ...inDims,
+        ...outDims,
+        ...k,
+        ...tiledPads,
+        ...d,
+        pass === 'fw' ? 0 : 1,
+        vec,
+        chunks,
+        len,
+      ],
+    };
+  }
   if (desc.layout === 'ndhwc' && filterBytes <= MAX_SHARED_BYTES) {
     const vec = clvecWidth(desc.cIn, elementBytes(desc.element));
     return {

@@ -292,7 +292,7 @@ describe.skipIf(fake === null)(
       strided.dispose();
     });
 
-    it('NDHWC runs forward and backward-data on the channels-last vector kernel', () => {
+    it('NDHWC stride 1 runs forward and backward-data on the channels-last kernel that marches in depth', () => {
       expect(
         Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc')).algorithm('bwFilter')
           .name,
@@ -301,14 +301,14 @@ describe.skipIf(fake === null)(
       const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc'), {
         maxWorkspaceBytes: 0,
       });
-      expect(plan.algorithm('fw').name).toBe('baracuda depthwise clvec');
-      expect(plan.algorithm('bwData').name).toBe('baracuda depthwise clvec');
+      expect(plan.algorithm('fw').name).toBe('baracuda depthwise clmarch');
+      expect(plan.algorithm('bwData').name).toBe('baracuda depthwise clmarch');
       expect(plan.algorithm('bwFilter').path).toBe('graph');
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
       plan.runBwData({ dy: slice(0x4000n), w: slice(0x2000n), dx: slice(0x5000n) });
       expect(launches.map((l) => l.name)).toEqual([
-        'baracuda_depthwise_clvec_bf16',
-        'baracuda_depthwise_clvec_bf16',
+        'baracuda_depthwise_clmarch_bf16',
+        'baracuda_depthwise_clmarch_bf16',
       ]);
       expect(launches.map(pointers)).toEqual([
         [0x1000n, 0x2000n, 0x3000n],

@@ -144,6 +144,7 @@ export class DepthwiseKernels {
         'gather',
         'gathercl',
         'clvec',
+        'clmarch',
         'wgrad',
         'wgradcl',
         'wgradsum',
