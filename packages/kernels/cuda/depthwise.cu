@@ -6,7 +6,7 @@
 //   forward   y[n,c,o]  = alpha * sum_k w[c,k] * x[n,c, o*s - p + k*d] + beta * y[n,c,o]
 //   bwData    dx[n,c,i] = alpha * sum_{k, o*s = i + p - k*d} w[c,k] * dy[n,c,o] + beta * dx[n,c,i]
 //
-// Four kernels per element type:
+// Kernels per element type:
 // - `tiled` (stride 1): a block owns a tile of one output plane over a chunk of output depths and
 //   marches through the input slices in depth, staging each in shared memory once and adding its
 //   taps to every output depth it feeds, held in registers. With `flip` it runs the filter
@@ -17,8 +17,12 @@
 //   staged in shared memory, transposed to [tap][channel].
 // - `gathercl`: `clvec` with one channel per thread reading the filter from global memory, for
 //   filters too big to stage in shared memory.
-// Accumulation is in f32 (f64 for f64). Each output is summed by one thread in a fixed order, so
-// results are deterministic. beta == 0 never reads the output (it may hold NaN).
+// - `clmarch` (NDHWC, stride 1): `clvec`'s channel groups marching in depth as `tiled` does
+//   (depthwise-march.cuh).
+// Backward-filter (both layouts) is two passes, partial sums over slices of the batch into
+// plan-owned workspace and then their fixed-order sum (depthwise-wgrad.cuh).
+// Accumulation is in f32 (f64 for f64). Each output is summed in a fixed order, so results are
+// deterministic. beta == 0 never reads the output (it may hold NaN).
 // Offsets are 64-bit; extents are 32-bit (Conv3dDescriptor checks they fit).
 //
 // Regenerate src/depthwise-ptx.ts with `node scripts/gen-ptx.mjs` (needs nvcc); a test checks it
@@ -354,84 +358,8 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
   }
 }
 
-// Backward-filter, NCDHW, any stride, padding and dilation: dw[c, t] = alpha * sum over the batch
-// and the output positions o of x[n, c, o*s - p + k(t)*d] * dy[n, c, o] + beta * dw[c, t]. One
-// block of (32, 16) threads per channel (grid-stride): thread (tx, ty) takes output columns tx,
-// tx + 32, ... of rows ty, ty + 16, ... of every (n, od), and sums 16 taps at a time in registers
-// (more taps take more passes over x and dy), each tap's input loaded before any is summed so the
-// loads are in flight together. Then the block adds the threads' sums in a fixed order (a
-// butterfly within each warp, then the warps in order), so results are deterministic without a
-// workspace. Dynamic shared memory: each tap's (kd*dD, kh*dH, kw*dW), an int4 a tap for the taps
-// rounded up to 16 (the rest out of reach). Needs inD*inH*inW < 2^31.
-constexpr int kWgradTaps = 16;
-constexpr int kWgradRows = 16;  // blockDim (32, 16)
-template <typename T, typename Acc>
-__device__ __forceinline__ void wgrad(const T* __restrict__ x, const T* __restrict__ dy,
-                                      T* __restrict__ dw, i64 planes, int channels, int inD,
-                                      int inH, int inW, int outD, int outH, int outW, int kD,
-                                      int kH, int kW, int sD, int sH, int sW, int pD, int pH,
-                                      int pW, int dD, int dH, int dW, Acc alpha, Acc beta) {
-  extern __shared__ int4 tapOffsets[];
-  __shared__ Acc sums[kWgradRows][kWgradTaps];
-  const int nTaps = kD * kH * kW;
-  const int padded = (nTaps + kWgradTaps - 1) / kWgradTaps * kWgradTaps;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int tid = ty * kTileW + tx;
-  for (int t = tid; t < padded; t += kTileW * kWgradRows) {
-    const int kd = t / (kH * kW), kh = (t / kW) % kH, kw = t % kW;
-    // Past the last tap: an input depth no output reaches.
-    tapOffsets[t] = t < nTaps ? make_int4(kd * dD, kh * dH, kw * dW, 0)
-                              : make_int4(0x40000000, 0, 0, 0);
-  }
-  const int batch = (int)(planes / channels);
-  const int rows = outD * outH;
-  for (int c = blockIdx.x; c < channels; c += gridDim.x) {
-    for (int t0 = 0; t0 < nTaps; t0 += kWgradTaps) {
-      __syncthreads();  // the offsets are written; the last pass's sums are read
-      Acc acc[kWgradTaps];
-#pragma unroll
-      for (int j = 0; j < kWgradTaps; j++) acc[j] = Acc(0);
-      for (int n = 0; n < batch; n++) {
-        const i64 plane = (i64)n * channels + c;
-        const T* src = x + plane * inD * inH * inW;
-        const T* grad = dy + plane * rows * outW;
-        for (int row = ty; row < rows; row += kWgradRows) {
-          const int od = row / outH, oh = row - od * outH;
-          const int id0 = od * sD - pD, ih0 = oh * sH - pH;
-          for (int ow = tx; ow < outW; ow += kTileW) {
-            const Acc g = toAcc(grad[(i64)row * outW + ow]);
-            const int iw0 = ow * sW - pW;
-            Acc v[kWgradTaps];
-#pragma unroll
-            for (int j = 0; j < kWgradTaps; j++) {
-              const int4 o = tapOffsets[t0 + j];
-              const int id = id0 + o.x, ih = ih0 + o.y, iw = iw0 + o.z;
-              const bool in = id >= 0 && id < inD && ih >= 0 && ih < inH && iw >= 0 && iw < inW;
-              v[j] = in ? toAcc(src[(id * inH + ih) * inW + iw]) : Acc(0);
-            }
-#pragma unroll
-            for (int j = 0; j < kWgradTaps; j++) acc[j] += v[j] * g;
-          }
-        }
-      }
-      const int lane = tx, warp = ty;
-#pragma unroll
-      for (int j = 0; j < kWgradTaps; j++) {
-        Acc v = acc[j];
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-        if (lane == 0) sums[warp][j] = v;
-      }
-      __syncthreads();
-      if (tid < kWgradTaps && t0 + tid < nTaps) {
-        Acc v = Acc(0);
-#pragma unroll
-        for (int k = 0; k < kWgradRows; k++) v += sums[k][tid];
-        store<T, Acc>(dw, (i64)c * nTaps + t0 + tid, v, alpha, beta);
-      }
-    }
-  }
-}
+#include "depthwise-wgrad.cuh"
+#include "depthwise-march.cuh"
 
 // Stage the filter [C][taps] in shared memory as [tap][C] in the accumulator type.
 template <typename T, typename Acc>
@@ -449,9 +377,9 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
 
 }  // namespace baracuda_depthwise
 
-// The parameters gather, gathercl, clvec and wgrad share: the operands (in, w, out: x, w, y
-// forward; dy, w, dx backward-data; x, dy, dw for wgrad), N * C, then the extents, strides, pads
-// and dilations.
+// The parameters gather, gathercl and clvec share: the operands (in, w, out: x, w, y forward;
+// dy, w, dx backward-data), N * C, then the extents, strides, pads and dilations (wgrad and
+// wgradcl take the same, with x, dy and the partial sums as operands).
 #define BARACUDA_DEPTHWISE_PARAMS(T, ACC)                                                       \
   const T *in, const T *w, T *out, long long planes, int channels, int inD, int inH, int inW,   \
       int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW, int pD,      \
@@ -498,10 +426,26 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
                                                 kH, kW, sD, sH, sW, pD, pH, pW, dD, dH, dW,    \
                                                 backward, alpha, beta);                        \
   }                                                                                            \
-  extern "C" __global__ void __launch_bounds__(512)                                           \
-      baracuda_depthwise_wgrad_##SUFFIX(BARACUDA_DEPTHWISE_PARAMS(T, ACC), ACC alpha,           \
-                                        ACC beta) {                                             \
-    baracuda_depthwise::wgrad<T, ACC>(BARACUDA_DEPTHWISE_ARGS, alpha, beta);                    \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_wgrad_##SUFFIX(          \
+      const T* in, const T* dy, ACC* partial, long long planes, int channels, int inD, int inH, \
+      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
+      int pD, int pH, int pW, int dD, int dH, int dW, int chunks, int len) {                   \
+    baracuda_depthwise::wgradSplit<T, ACC>(in, dy, partial, (int)(planes / channels), channels, \
+                                           inD, inH, inW, outD, outH, outW, kD, kH, kW, sD, sH, \
+                                           sW, pD, pH, pW, dD, dH, dW, chunks, len);            \
+  }                                                                                            \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_wgradcl_##SUFFIX(        \
+      const T* in, const T* dy, ACC* partial, long long planes, int channels, int inD, int inH, \
+      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
+      int pD, int pH, int pW, int dD, int dH, int dW, int chunks, int len) {                   \
+    baracuda_depthwise::wgradSplitCl<T, ACC>(in, dy, partial, (int)(planes / channels),        \
+                                             channels, inD, inH, inW, outD, outH, outW, kD, kH, \
+                                             kW, sD, sH, sW, pD, pH, pW, dD, dH, dW, chunks,    \
+                                             len);                                             \
+  }                                                                                            \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_wgradsum_##SUFFIX(       \
+      const ACC* partial, T* dw, long long count, int slots, ACC alpha, ACC beta) {             \
+    baracuda_depthwise::wgradSum<T, ACC>(partial, dw, count, slots, alpha, beta);              \
   }
 
 // clvec: planes = N * C as for the other kernels; `vec` (V) is 1, 2, 4 or 8 and divides channels
@@ -515,6 +459,24 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
     const i64 batch = planes / channels;                                                       \
     switch (vec) { CASES }                                                                     \
   }
+// clmarch (depthwise-march.cuh): ints channels, in D/H/W, out D/H/W, filter D/H/W, pads D/H/W,
+// dilations D/H/W, flip, vec, chunks, len; dynamic shared memory kD*kH*kW*channels*sizeof(ACC).
+#define BARACUDA_DEPTHWISE_CLMARCH(SUFFIX, T, ACC, CASES)                                      \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_clmarch_##SUFFIX(       \
+      const T* in, const T* w, T* out, long long planes, int channels, int inD, int inH,       \
+      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int pD, int pH, int pW,   \
+      int dD, int dH, int dW, int flip, int vec, int chunks, int len, ACC alpha, ACC beta) {   \
+    using namespace baracuda_depthwise;                                                        \
+    const ACC* wt = stageFilter<T, ACC>(w, channels, kD * kH * kW);                            \
+    const i64 batch = planes / channels;                                                       \
+    switch (vec) { CASES }                                                                     \
+  }
+#define BARACUDA_CLMARCH_CASE(T, ACC, V)                                                        \
+  case V:                                                                                      \
+    baracuda_depthwise::clmarch<T, ACC, V>(in, wt, out, batch, channels, inD, inH, inW, outD,   \
+                                           outH, outW, kD, kH, kW, pD, pH, pW, dD, dH, dW,      \
+                                           flip, chunks, len, alpha, beta);                     \
+    break;
 #define BARACUDA_CLVEC_CASE(T, ACC, V)                                                          \
   case V:                                                                                      \
     baracuda_depthwise::clvec<T, ACC, V, true>(in, wt, w, out, batch, channels, inD, inH, inW,  \
@@ -541,3 +503,20 @@ BARACUDA_DEPTHWISE_CLVEC(bf16, __nv_bfloat16, float,
                              BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 4)
                                  BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 2)
                                      BARACUDA_CLVEC_CASE(__nv_bfloat16, float, 1))
+BARACUDA_DEPTHWISE_CLMARCH(f32, float, float,
+                           BARACUDA_CLMARCH_CASE(float, float, 4)
+                               BARACUDA_CLMARCH_CASE(float, float, 2)
+                                   BARACUDA_CLMARCH_CASE(float, float, 1))
+BARACUDA_DEPTHWISE_CLMARCH(f64, double, double,
+                           BARACUDA_CLMARCH_CASE(double, double, 2)
+                               BARACUDA_CLMARCH_CASE(double, double, 1))
+BARACUDA_DEPTHWISE_CLMARCH(f16, __half, float,
+                           BARACUDA_CLMARCH_CASE(__half, float, 8)
+                               BARACUDA_CLMARCH_CASE(__half, float, 4)
+                                   BARACUDA_CLMARCH_CASE(__half, float, 2)
+                                       BARACUDA_CLMARCH_CASE(__half, float, 1))
+BARACUDA_DEPTHWISE_CLMARCH(bf16, __nv_bfloat16, float,
+                           BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 8)
+                               BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 4)
+                                   BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 2)
+                                       BARACUDA_CLMARCH_CASE(__nv_bfloat16, float, 1))

@@ -1,5 +1,7 @@
 /** What a launch of our depthwise kernels computes, on the host in f64 (for tests). */
 import { type DepthwiseLaunch, MAX_ROWS, ROWS_PER_PASS, TILE_W } from './depthwise-launch.js';
+import { clmarchHost } from './depthwise-march-host.js';
+import { wgradHost } from './depthwise-wgrad-host.js';
 /**
  * What a launch computes, on the host in f64, read from the launch's own parameters exactly as
  * cuda/depthwise.cu reads them: out = alpha · Σ + beta · out (out not read when beta is 0). The
@@ -16,19 +18,15 @@ export function depthwiseHost(
   beta: number,
 ): Float64Array {
   if (launch.kernel === 'tiled') return tiledHost(launch, input, w, out, alpha, beta);
+  if (launch.kernel === 'clmarch') return clmarchHost(launch, input, w, out, alpha, beta);
+  // input is x, w is dy, out is dw: the two passes, slot by slot.
+  if (launch.reduce !== undefined) return wgradHost(launch, input, w, out, alpha, beta).out;
   const sums = new Float64Array(out.length);
   const taps = launch.ints[7]! * launch.ints[8]! * launch.ints[9]!;
   const channels = launch.ints[0]!;
-  if (launch.kernel === 'wgrad') {
-    // input is x, w is dy, out is dw: dw[c, t] sums x · dy over every (n, o).
-    forEachTap(launch, (plane, at, o, t) => {
-      sums[(plane % channels) * taps + t]! += input[at]! * w[o]!;
-    });
-  } else {
-    forEachTap(launch, (plane, at, o, t) => {
-      sums[o]! += input[at]! * w[(plane % channels) * taps + t]!;
-    });
-  }
+  forEachTap(launch, (plane, at, o, t) => {
+    sums[o]! += input[at]! * w[(plane % channels) * taps + t]!;
+  });
   for (let o = 0; o < out.length; o++) {
     out[o] = alpha * sums[o]! + (beta !== 0 ? beta * out[o]! : 0);
   }
@@ -36,10 +34,10 @@ export function depthwiseHost(
 }
 
 /**
- * Every (plane, output position, tap t) of a gather-style launch (gather, gathercl, clvec, wgrad)
+ * Every (plane, output position, tap t) of a gather-style launch (gather, gathercl, clvec)
  * whose input position is in range, read from the launch's parameters as cuda/depthwise.cu's
  * `forEachTap` reads them: visit(plane, input index, output index, t), the indices into the
- * operands (NDHWC for the channels-last kernels, NCDHW otherwise). wgrad's in/out are x/dy.
+ * operands (NDHWC for the channels-last kernels, NCDHW otherwise).
  */
 function forEachTap(
   launch: DepthwiseLaunch,
@@ -61,7 +59,7 @@ function forEachTap(
   const s = q.slice(10, 13);
   const p = q.slice(13, 16);
   const d = q.slice(16, 19);
-  const backward = launch.kernel !== 'wgrad' && q[19] === 1;
+  const backward = q[19] === 1;
   const inPlane = iD * iH * iW;
   const outPlane = oD * oH * oW;
   // Where (plane, position) is in an operand: NCDHW planes, or NDHWC with the channel fastest.

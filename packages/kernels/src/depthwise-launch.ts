@@ -4,8 +4,11 @@
  * @internal
  */
 import { ElementKind, InvalidArgumentError } from '@baracuda/types';
+import { type DepthwiseReduce, wgradGeometry, wgradUnsupported } from './depthwise-wgrad.js';
 import type { Conv3dDescriptor } from './descriptor.js';
 import { isAsymmetric } from './padding.js';
+
+export type { DepthwiseReduce } from './depthwise-wgrad.js';
 
 /** Bytes of one element of each kind the kernels take. */
 function elementBytes(element: ElementKind): number {
@@ -23,33 +26,33 @@ export const SUFFIX: Partial<Record<ElementKind, string>> = {
 /** The passes our depthwise kernels run. */
 export type DepthwisePass = 'fw' | 'bwData' | 'bwFilter';
 
-/** Why our depthwise kernels cannot run a pass of a problem, or null when they can. */
-export function depthwiseUnsupported(desc: Conv3dDescriptor, pass: DepthwisePass): string | null {
+/**
+ * Why our depthwise kernels cannot run a pass of a problem, or null when they can.
+ * `maxWorkspaceBytes` bounds backward-filter's partial sums (the preference's; no bound if absent).
+ */
+export function depthwiseUnsupported(
+  desc: Conv3dDescriptor,
+  pass: DepthwisePass,
+  maxWorkspaceBytes = Number.POSITIVE_INFINITY,
+): string | null {
   if (SUFFIX[desc.element] === undefined) return `element ${desc.element}`;
   // The kernels take one padding per axis (the leading side); asymmetric problems go to cuDNN.
   if (isAsymmetric(desc)) return 'asymmetric padding';
   if (desc.groups < 2 || desc.groups !== desc.cIn || desc.cOut !== desc.cIn) {
     return `groups=${desc.groups} with ${desc.cIn}→${desc.cOut} channels (they take groups = C_in = C_out)`;
   }
-  if (pass !== 'bwFilter') return null;
-  if (desc.layout === 'ndhwc') return 'backward-filter in NDHWC';
-  const taps = desc.dFilt * desc.hFilt * desc.wFilt;
-  if (wgradSharedBytes(taps) > WGRAD_MAX_OFFSET_BYTES) {
-    return `a backward-filter of ${taps} taps (at most ${WGRAD_MAX_OFFSET_BYTES / 16})`;
-  }
-  if (desc.dIn * desc.hIn * desc.wIn >= 2 ** 31) {
-    return `a backward-filter over planes of 2^31 elements or more (${desc.dIn}×${desc.hIn}×${desc.wIn})`;
-  }
-  return null;
+  return pass === 'bwFilter' ? wgradUnsupported(desc, maxWorkspaceBytes) : null;
 }
 
 /** One launch of a depthwise kernel: which kernel, its geometry and its integer parameters. */
 export interface DepthwiseLaunch {
   /**
    * gathercl: the gather kernel over NDHWC operands; clvec: the same with `vec` channels per thread
-   * and the filter staged in shared memory; wgrad: backward-filter (NCDHW), a block per channel.
+   * and the filter staged in shared memory; clmarch: NDHWC stride 1, `vec` channels of an output
+   * column marching through a chunk of depths (cuda/depthwise-march.cuh); wgrad (NCDHW) and wgradcl (NDHWC): backward-filter's
+   * pass 1, partial sums over slices of the batch, followed by `reduce`.
    */
-  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'wgrad';
+  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'clmarch' | 'wgrad' | 'wgradcl';
   /**
    * tiled: the output depths one thread keeps in registers at most (3 or 8), at least the filter's
    * reach in depth, (kD − 1)·dD + 1; it picks the kernel function (`tiled3`, `tiled8`).
@@ -63,11 +66,18 @@ export interface DepthwiseLaunch {
   /**
    * The `int` parameters in cuda/depthwise.cu's order. tiled: channels, in D/H/W, out D/H/W,
    * filter D/H/W, pads D/H/W, dilations D/H/W, flip, tilesW, chunk (output depths per block), rows
-   * (output rows per thread). gather and gathercl: channels,
+   * (output rows per thread). clmarch: channels, in D/H/W, out D/H/W, filter D/H/W, pads D/H/W
+   * (as tiled's), dilations D/H/W, flip, vec, chunks (of output depths), len (depths a chunk).
+   * gather and gathercl: channels,
    * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
-   * clvec: those and vec; wgrad: those but backward (x's extents are in, dy's out).
+   * clvec: those and vec; wgrad and wgradcl: those but backward (x's extents are in, dy's out),
+   * then chunks (slices a sample's output plane is cut into) and len (positions a slice).
    */
   readonly ints: readonly number[];
+  /** Workspace the launch needs (pass 1's partial sums); 0 for the one-pass kernels. */
+  readonly workspaceBytes: number;
+  /** wgrad, wgradcl: pass 2 (`wgradsum`), the fixed-order sum of the partials into dw. */
+  readonly reduce?: DepthwiseReduce;
 }
 
 export const TILE_W = 32;
@@ -93,19 +103,17 @@ const MAX_GRID_X = 2 ** 31 - 1;
 const MAX_GRID_YZ = 65535;
 /** Static limit of shared memory per block without opting in to more. */
 const MAX_SHARED_BYTES = 48 * 1024;
-/** wgrad's dynamic shared memory at most, beside its 2 KiB of sums (16 × 16 f64). */
-const WGRAD_MAX_OFFSET_BYTES = MAX_SHARED_BYTES - 2 * 1024;
-/** wgrad's taps per pass over x and dy (cuda/depthwise.cu's kWgradTaps). */
-const WGRAD_TAPS = 16;
-/** wgrad's dynamic shared memory: an int4 of offsets a tap, the taps rounded up to 16. */
-function wgradSharedBytes(taps: number): number {
-  return Math.ceil(taps / WGRAD_TAPS) * WGRAD_TAPS * 16;
-}
 /**
  * Blocks of the NDHWC vector kernel at most: about 8 of 256 threads per SM of a 132-SM H200; each
  * stages the filter once and loops over the rest.
  */
 const CLVEC_MAX_BLOCKS = 1024;
+/** Filter reach in depth of the NDHWC marching kernel at most (cuda's kMarchSpan). */
+const MARCH_SPAN = 3;
+/** Threads the NDHWC marching kernel aims for at least: 2 rounds of an H200's 132 × 2,048. */
+const MARCH_MIN_THREADS = 2 ** 19;
+/** Its blocks at most (each stages the filter, then loops over the rest). */
+const MARCH_MAX_BLOCKS = 2048;
 /** Bytes one thread of the NDHWC vector kernel loads per tap at most. */
 const CLVEC_LOAD_BYTES = 16;
 
@@ -120,17 +128,23 @@ export function clvecWidth(channels: number, elementBytes: number): number {
 export interface TiledShape {
   readonly chunk?: number;
   readonly rows?: number;
+  /** false: NDHWC takes `clvec` where it would march (`clmarch`); the device check times both. */
+  readonly march?: boolean;
 }
 
 /**
- * How a pass of a depthwise problem launches. NDHWC runs the channels-last vector kernel (several
- * channels per thread, the filter in shared memory), or the channels-last gather kernel when the
- * filter would need more than 48 KiB of shared memory. In
+ * How a pass of a depthwise problem launches. NDHWC with stride 1, a filter reach in depth of at
+ * most 3 and tiled padding (below) not negative runs `clmarch` (the channels-last kernel that
+ * marches in depth, loading each input slice once for the kD output depths it feeds); other NDHWC
+ * problems the channels-last vector kernel (several channels per thread, the filter in shared
+ * memory); either way the channels-last gather kernel when the filter would need more than
+ * 48 KiB of shared memory. In
  * NCDHW, stride 1 runs the tiled kernel that marches in depth (backward-data as the forward kernel
  * on dy with the filter reversed and padding d·(k−1) − p, when that padding is not negative), when
  * the filter's reach in depth is at most 8 and a patch of its tile fits; anything else the
- * one-thread-per-element gather kernel. Backward-filter (NCDHW; see {@link depthwiseUnsupported})
- * runs the wgrad kernel, a block of 512 threads per channel. `tiled` sets the tiled kernel's chunk
+ * one-thread-per-element gather kernel. Backward-filter runs in two passes (depthwise-wgrad.ts:
+ * partial sums over slices of the batch into `workspaceBytes`, at most `maxWorkspaceBytes`, then
+ * their fixed-order sum). `tiled` sets the tiled kernel's chunk
  * and rows instead of choosing them (the device check times other shapes; a `rows` whose patch
  * does not fit still gathers).
  */
@@ -138,6 +152,7 @@ export function depthwiseLaunch(
   desc: Conv3dDescriptor,
   pass: DepthwisePass,
   tiled: TiledShape = {},
+  maxWorkspaceBytes = Number.POSITIVE_INFINITY,
 ): DepthwiseLaunch {
   const [yD, yH, yW] = desc.outputDims();
   const xDims = [desc.dIn, desc.hIn, desc.wIn];
@@ -148,13 +163,16 @@ export function depthwiseLaunch(
   const d = [desc.dilationD, desc.dilationH, desc.dilationW];
   const planes = desc.batch * desc.cIn;
   if (pass === 'bwFilter') {
+    const g = wgradGeometry(desc, maxWorkspaceBytes);
     return {
-      kernel: 'wgrad',
-      grid: [Math.min(desc.cIn, MAX_GRID_X), 1, 1],
-      block: [32, 16, 1],
-      sharedBytes: wgradSharedBytes(k[0]! * k[1]! * k[2]!),
+      kernel: g.kernel,
+      grid: g.grid,
+      block: g.block,
+      sharedBytes: 0,
       planes,
-      ints: [desc.cIn, ...xDims, ...yDims, ...k, ...s, ...p, ...d],
+      ints: [desc.cIn, ...xDims, ...yDims, ...k, ...s, ...p, ...d, g.chunks, g.len],
+      workspaceBytes: g.workspaceBytes,
+      reduce: g.reduce,
     };
   }
   const [inDims, outDims] = pass === 'fw' ? [xDims, yDims] : [yDims, xDims];
@@ -207,6 +225,7 @@ export function depthwiseLaunch(
       block: TILED_BLOCK,
       sharedBytes,
       planes,
+      workspaceBytes: 0,
       ints: [
         desc.cIn,
         ...inDims,
@@ -223,6 +242,51 @@ export function depthwiseLaunch(
   }
   const total = planes * outDims[0]! * outDims[1]! * outDims[2]!;
   const filterBytes = k[0]! * k[1]! * k[2]! * desc.cIn * accBytes;
+  const reachD = (k[0]! - 1) * d[0]!;
+  if (
+    desc.layout === 'ndhwc' &&
+    tiled.march !== false &&
+    filterBytes <= MAX_SHARED_BYTES &&
+    s.every((v) => v === 1) &&
+    tiledPads.every((v) => v >= 0) &&
+    reachD + 1 <= MARCH_SPAN
+  ) {
+    // Cut the output depths into chunks while the grid has fewer than MARCH_MIN_THREADS and a
+    // chunk stays at least 4 times the slices read twice (as the tiled kernel's chunks).
+    const vec = clvecWidth(desc.cIn, elementBytes(desc.element));
+    const columns = (total / outDims[0]! / vec) | 0;
+    let len = outDims[0]!;
+    while (columns * Math.ceil(outDims[0]! / len) < MARCH_MIN_THREADS && len > 1) {
+      const half = Math.ceil(len / 2);
+      if (half < 4 * reachD) break;
+      len = half;
+    }
+    const chunks = Math.ceil(outDims[0]! / len);
+    return {
+      kernel: 'clmarch',
+      grid: [
+        Math.max(1, Math.min(Math.ceil((columns * chunks) / GATHER_THREADS), MARCH_MAX_BLOCKS)),
+        1,
+        1,
+      ],
+      block: [GATHER_THREADS, 1, 1],
+      sharedBytes: filterBytes,
+      planes,
+      workspaceBytes: 0,
+      ints: [
+        desc.cIn,
+        ...inDims,
+        ...outDims,
+        ...k,
+        ...tiledPads,
+        ...d,
+        pass === 'fw' ? 0 : 1,
+        vec,
+        chunks,
+        len,
+      ],
+    };
+  }
   if (desc.layout === 'ndhwc' && filterBytes <= MAX_SHARED_BYTES) {
     const vec = clvecWidth(desc.cIn, elementBytes(desc.element));
     return {
@@ -235,6 +299,7 @@ export function depthwiseLaunch(
       block: [GATHER_THREADS, 1, 1],
       sharedBytes: filterBytes,
       planes,
+      workspaceBytes: 0,
       ints: [desc.cIn, ...inDims, ...outDims, ...k, ...s, ...p, ...d, pass === 'fw' ? 0 : 1, vec],
     };
   }
@@ -244,16 +309,20 @@ export function depthwiseLaunch(
     block: [GATHER_THREADS, 1, 1],
     sharedBytes: 0,
     planes,
+    workspaceBytes: 0,
     ints: [desc.cIn, ...inDims, ...outDims, ...k, ...s, ...p, ...d, pass === 'fw' ? 0 : 1],
   };
 }
 
 /**
- * Whether a plan that did not autotune runs a launch of ours rather than cuDNN's heuristic choice:
- * the NCDHW tiled kernel and the NDHWC kernels measured faster than cuDNN's engines. The NCDHW
- * gather kernel (strided problems) and backward-filter are left to autotune: on X3D's layer wgrad
- * took 1.78–1.86 ms, cuDNN's engines 0.17 ms in f32 and 2.1 ms in f64 (runs 52–53).
+ * Whether a plan that did not autotune runs a launch of ours rather than cuDNN's heuristic choice.
+ * Ours: the NCDHW tiled kernel and the NDHWC kernels (measured faster than cuDNN's engines), and
+ * backward-filter in every layout and element (two passes). cuDNN's heuristic first engine for a
+ * depthwise backward-filter is a cliff: on X3D's layer (cuDNN 9.19) engine 20 took 40 ms in
+ * f16/bf16 NCDHW and 51 ms in NDHWC, engine 0 2.1 ms in f32 and f64, engine 30 2.6 ms in TF32,
+ * against PyTorch's 0.83–1.19 ms (runs 54 and 59; its tuned engine 61 took 0.10–0.17 ms). Only
+ * the NCDHW gather kernel (strided forward and backward-data) is left to autotune.
  */
 export function depthwiseUntuned(launch: DepthwiseLaunch): boolean {
-  return launch.kernel !== 'gather' && launch.kernel !== 'wgrad';
+  return launch.kernel !== 'gather';
 }

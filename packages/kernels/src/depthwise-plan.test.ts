@@ -5,7 +5,8 @@
  * cache makes of them. The kernels' arithmetic is checked in depthwise.test.ts (host mirror) and
  * on the GPU by the conformance suites.
  */
-import { ElementKind, InvalidArgumentError } from '@baracuda/types';
+import { DeviceBuffer, Stream } from '@baracuda/driver';
+import { ElementKind, InvalidArgumentError, WorkspaceTooSmallError } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DepthwiseKernels } from './depthwise.js';
 import { Conv3dDescriptor } from './descriptor.js';
@@ -13,12 +14,15 @@ import {
   fakeDevice as device,
   fakeAutotuneCache,
   fakeStream as stream,
+  useFakeCuda,
   useFakeCudnn,
 } from './fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from './plan.js';
 import { type CapturedWarning, captureWarnings } from './warnings.test-helpers.js';
 
 const fake = useFakeCudnn();
+// Real (fake-libcuda) Streams where a plan allocates its own workspace.
+const fakeCuda = useFakeCuda();
 // One graph-API engine, so the passes left to cuDNN build (the fake has few legacy functions).
 const savedEngines = process.env.FAKE_CUDNN_ENGINES;
 process.env.FAKE_CUDNN_ENGINES = '0';
@@ -93,7 +97,7 @@ const slice = (ptr: bigint) => ({ devicePtr: ptr, byteLength: 1 << 20 });
 describe.skipIf(fake === null)(
   'the native depthwise path (fake library; skipped where no C compiler is found)',
   () => {
-    it('heuristic: forward and backward-data on our kernels, backward-filter of 4 channels on cuDNN', () => {
+    it('heuristic: every pass on our kernels, backward-filter in two passes through the workspace', () => {
       const plan = Conv3dPlan.selectSync(stream, depthwise());
       const fw = plan.algorithm('fw');
       expect(fw).toEqual({
@@ -105,7 +109,16 @@ describe.skipIf(fake === null)(
         mathPrecision: 'f32',
       });
       expect(plan.algorithm('bwData').path).toBe('native');
-      expect(plan.algorithm('bwFilter').path).not.toBe('native');
+      // One slot of partial sums (one sample, 120 output positions): 4 channels × 27 taps of f32.
+      expect(plan.algorithm('bwFilter')).toEqual({
+        path: 'native',
+        name: 'baracuda depthwise wgrad',
+        numericalNotes: [],
+        workspaceBytes: 432,
+        deterministic: true,
+        mathPrecision: 'f32',
+      });
+      expect(plan.queryBwFilterWorkspaceSize()).toBe(432);
       expect(plan.queryFwWorkspaceSize()).toBe(0);
       expect(plan.queryBwDataWorkspaceSize()).toBe(0);
       // Forward reads x into y; backward-data reads dy into dx.
@@ -126,39 +139,96 @@ describe.skipIf(fake === null)(
       expect(warnings).toEqual([]);
     });
 
-    it('backward-filter: heuristic on cuDNN; a native autotune entry reads x and dy into dw', async () => {
-      const heuristic = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, 'ncdhw', 128));
-      expect(heuristic.algorithm('bwFilter').path).not.toBe('native');
-      heuristic.dispose();
-      const path = fakeAutotuneCache([[depthwise(), 'bwFilter', { engineIndex: -1, knobs: [] }]]);
+    it('backward-filter: pass 1 reads x and dy into the workspace, pass 2 the partials into dw', () => {
+      for (const layout of ['ncdhw', 'ndhwc'] as const) {
+        launches = [];
+        const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, layout, 128));
+        const kernel = layout === 'ncdhw' ? 'wgrad' : 'wgradcl';
+        // Slots of 128 channels × 27 taps of f32. NCDHW: 256 blocks a slot (a channel each, two
+        // tap groups), one slot (120 positions are too few to cut for 256 threads); NDHWC: 8 blocks
+        // a slot, 120 positions cut in 3 slices of 40 (at least 4 per row of threads).
+        const slots = layout === 'ncdhw' ? 1 : 3;
+        expect(plan.algorithm('bwFilter')).toMatchObject({
+          path: 'native',
+          name: `baracuda depthwise ${kernel}`,
+          deterministic: true,
+          workspaceBytes: slots * 128 * 27 * 4,
+        });
+        expect(plan.precisionGuarantee()).toMatchObject({ deterministic: true });
+        // The caller's workspace.
+        plan.runDw({
+          x: slice(0x1000n),
+          dy: slice(0x3000n),
+          dw: slice(0x2000n),
+          beta: 1,
+          workspace: slice(0x9000n),
+        });
+        expect(launches.map((l) => l.name)).toEqual([
+          `baracuda_depthwise_${kernel}_f32`,
+          'baracuda_depthwise_wgradsum_f32',
+        ]);
+        expect(pointers(launches[0]!)).toEqual([0x1000n, 0x3000n, 0x9000n]);
+        expect(pointers(launches[1]!).slice(0, 2)).toEqual([0x9000n, 0x2000n]);
+        // Pass 2's count (C × taps) and slots, after its two pointers.
+        const v = new DataView(launches[1]!.params.buffer, launches[1]!.params.byteOffset);
+        expect([v.getBigUint64(16, true), v.getInt32(24, true)]).toEqual([128n * 27n, slots]);
+        // A workspace short of the partial sums is refused before anything runs.
+        expect(() =>
+          plan.runDw({
+            x: slice(0x1000n),
+            dy: slice(0x3000n),
+            dw: slice(0x2000n),
+            workspace: { devicePtr: 0x9000n, byteLength: 100 },
+          }),
+        ).toThrow(WorkspaceTooSmallError);
+        expect(launches).toHaveLength(2);
+        plan.dispose();
+      }
+      // A workspace cap under one slot of partial sums leaves backward-filter to cuDNN.
+      const capped = Conv3dPlan.selectSync(stream, depthwise(), { maxWorkspaceBytes: 431 });
+      expect(capped.algorithm('bwFilter').path).not.toBe('native');
+      capped.dispose();
+      expect(warnings).toEqual([]);
+    });
+
+    it.skipIf(fakeCuda === null)(
+      'backward-filter without a workspace given: the plan grows its own',
+      () => {
+        const own = Stream.create();
+        const bufs = [0, 1, 2].map(() => DeviceBuffer.alloc(1 << 20));
+        const [x, dy, dw] = bufs.map((b) => ({ devicePtr: b.devicePtr, byteLength: b.byteLength }));
+        const plan = Conv3dPlan.selectSync(own, depthwise(ElementKind.F64, 'ndhwc', 40));
+        // 40 channels: two blocks of 32 lanes; 3 slots (as above) of 40 × 27 taps of f64.
+        expect(plan.queryBwFilterWorkspaceSize()).toBe(3 * 40 * 27 * 8);
+        plan.runDw({ x: x!, dy: dy!, dw: dw!, stream: own });
+        plan.runDw({ x: x!, dy: dy!, dw: dw!, stream: own });
+        expect(launches.map((l) => l.name)).toEqual([
+          'baracuda_depthwise_wgradcl_f64',
+          'baracuda_depthwise_wgradsum_f64',
+          'baracuda_depthwise_wgradcl_f64',
+          'baracuda_depthwise_wgradsum_f64',
+        ]);
+        const ws = pointers(launches[0]!)[2]!;
+        expect(ws).not.toBe(0n);
+        expect(bufs.map((b) => b.devicePtr)).not.toContain(ws);
+        // The same workspace for every run, pass 2 reading what pass 1 wrote.
+        expect([pointers(launches[1]!)[0], pointers(launches[2]!)[2]]).toEqual([ws, ws]);
+        plan.dispose();
+        for (const b of bufs) b.dispose();
+        own.dispose();
+      },
+    );
+
+    it('backward-filter: a cuDNN autotune entry keeps cuDNN', async () => {
+      const path = fakeAutotuneCache([[depthwise(), 'bwFilter', { engineIndex: 0, knobs: [] }]]);
       const plan = await Conv3dPlan.select(
         stream,
         depthwise(),
         { algorithm: 'autotune' },
         { passes: ['bwFilter'], autotuneCachePath: path },
       );
-      expect(plan.algorithm('bwFilter')).toMatchObject({
-        path: 'native',
-        name: 'baracuda depthwise wgrad',
-        deterministic: true,
-        workspaceBytes: 0,
-      });
-      expect(plan.queryBwFilterWorkspaceSize()).toBe(0);
-      plan.runDw({ x: slice(0x1000n), dy: slice(0x3000n), dw: slice(0x2000n), beta: 1 });
-      expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_wgrad_f32']);
-      expect(pointers(launches[0]!)).toEqual([0x1000n, 0x3000n, 0x2000n]);
+      expect(plan.algorithm('bwFilter').path).not.toBe('native');
       plan.dispose();
-      // NDHWC backward-filter stays on cuDNN whatever the cache says.
-      const cl = depthwise(ElementKind.F32, 'ndhwc');
-      fakeAutotuneCache([[cl, 'bwFilter', { engineIndex: -1, knobs: [] }]], path);
-      const clPlan = await Conv3dPlan.select(
-        stream,
-        cl,
-        { algorithm: 'autotune' },
-        { passes: ['bwFilter'], autotuneCachePath: path },
-      );
-      expect(clPlan.algorithm('bwFilter').path).not.toBe('native');
-      clPlan.dispose();
     });
 
     it('a device address not aligned to the element is refused before anything runs', () => {
@@ -180,7 +250,8 @@ describe.skipIf(fake === null)(
     });
 
     it('a bad alpha, beta, stream or workspace is refused on our kernels and on cuDNN alike', () => {
-      const plan = Conv3dPlan.selectSync(stream, depthwise());
+      // No workspace for backward-filter's partial sums: it runs on cuDNN.
+      const plan = Conv3dPlan.selectSync(stream, depthwise(), { maxWorkspaceBytes: 0 });
       const fw = (extra: object) =>
         plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n), ...extra });
       const dw = (extra: object) =>
@@ -221,16 +292,23 @@ describe.skipIf(fake === null)(
       strided.dispose();
     });
 
-    it('NDHWC runs forward and backward-data on the channels-last vector kernel', () => {
-      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc'));
-      expect(plan.algorithm('fw').name).toBe('baracuda depthwise clvec');
-      expect(plan.algorithm('bwData').name).toBe('baracuda depthwise clvec');
+    it('NDHWC stride 1 runs forward and backward-data on the channels-last kernel that marches in depth', () => {
+      expect(
+        Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc')).algorithm('bwFilter')
+          .name,
+      ).toBe('baracuda depthwise wgradcl');
+      // No workspace: backward-filter on cuDNN.
+      const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.Bf16, 'ndhwc'), {
+        maxWorkspaceBytes: 0,
+      });
+      expect(plan.algorithm('fw').name).toBe('baracuda depthwise clmarch');
+      expect(plan.algorithm('bwData').name).toBe('baracuda depthwise clmarch');
       expect(plan.algorithm('bwFilter').path).toBe('graph');
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
       plan.runBwData({ dy: slice(0x4000n), w: slice(0x2000n), dx: slice(0x5000n) });
       expect(launches.map((l) => l.name)).toEqual([
-        'baracuda_depthwise_clvec_bf16',
-        'baracuda_depthwise_clvec_bf16',
+        'baracuda_depthwise_clmarch_bf16',
+        'baracuda_depthwise_clmarch_bf16',
       ]);
       expect(launches.map(pointers)).toEqual([
         [0x1000n, 0x2000n, 0x3000n],
@@ -278,7 +356,7 @@ describe.skipIf(fake === null)(
       const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F16));
       expect(plan.errataApplied).toEqual(['cudnn-9.8-conv3d-half-ncdhw']);
       expect(plan.algorithm('fw').name).toBe('baracuda depthwise tiled');
-      expect(plan.algorithm('bwFilter').name).toContain('via NDHWC');
+      expect(plan.algorithm('bwFilter').name).toBe('baracuda depthwise wgrad');
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
       expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled3_f16']);
       plan.dispose();

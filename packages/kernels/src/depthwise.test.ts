@@ -104,7 +104,7 @@ function maxAbsDiff(a: Float64Array, b: Float64Array): number {
   return m;
 }
 
-type Kernel = 'tiled' | 'gather' | 'gathercl' | 'clvec';
+type Kernel = 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'clmarch';
 const NCDHW_CASES: [string, Case, Kernel, Kernel][] = [
   [
     '3×3×3 pad 1 (X3D)',
@@ -169,16 +169,20 @@ const NCDHW_CASES: [string, Case, Kernel, Kernel][] = [
   ],
 ];
 /**
- * Every case again in NDHWC, where both passes gather channels last: with the filter in shared
- * memory (clvec), and with 500 channels of f64, whose 3×3×3 filter does not fit in 48 KiB.
+ * Every case again in NDHWC: where NCDHW runs the tiled kernel with a reach in depth of 3 at most,
+ * the channels-last kernel that marches in depth (clmarch), else the one that gathers channels
+ * last with the filter in shared memory (clvec); and 500 channels of f64, whose 3×3×3 filter does
+ * not fit in 48 KiB.
  */
+const ndhwcKernel = (t: Case, ncdhw: Kernel): Kernel =>
+  ncdhw === 'tiled' && (t.k[0] - 1) * (t.dil?.[0] ?? 1) <= 2 ? 'clmarch' : 'clvec';
 const CASES: [string, Case, Kernel, Kernel][] = [
   ...NCDHW_CASES,
-  ...NCDHW_CASES.map(([name, t]): [string, Case, Kernel, Kernel] => [
+  ...NCDHW_CASES.map(([name, t, fw, bw]): [string, Case, Kernel, Kernel] => [
     `${name}, NDHWC`,
     { ...t, layout: 'ndhwc' },
-    'clvec',
-    'clvec',
+    ndhwcKernel(t, fw),
+    ndhwcKernel(t, bw),
   ]),
   [
     'NDHWC, a filter too big for shared memory',
@@ -203,9 +207,8 @@ describe('depthwiseUnsupported', () => {
         const d = desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element, layout });
         expect(depthwiseUnsupported(d, 'fw')).toBeNull();
         expect(depthwiseUnsupported(d, 'bwData')).toBeNull();
+        expect(depthwiseUnsupported(d, 'bwFilter')).toBeNull();
       }
-      const ncdhw = desc({ c: 4, in: [3, 3, 3], k: [3, 3, 3], element });
-      expect(depthwiseUnsupported(ncdhw, 'bwFilter')).toBeNull();
     }
   });
   it('names what it does not take', () => {
@@ -218,16 +221,52 @@ describe('depthwiseUnsupported', () => {
     expect(depthwiseUnsupported(dense, 'bwData')).toBe(
       'groups=1 with 1→1 channels (they take groups = C_in = C_out)',
     );
-    expect(depthwiseUnsupported(base.withLayout('ndhwc'), 'bwFilter')).toBe(
-      'backward-filter in NDHWC',
+    // One slot of partial sums: 4 channels × 27 taps of f32.
+    expect(depthwiseUnsupported(base.withLayout('ndhwc'), 'bwFilter', 431)).toBe(
+      'a backward-filter needing 432 bytes of workspace at least (C × taps partial sums) with preference.maxWorkspaceBytes 431',
     );
-    // An int4 a tap in 46 KiB: 2,944 taps at most.
-    const huge = desc({ c: 2, in: [16, 16, 16], k: [16, 16, 16] });
+    expect(depthwiseUnsupported(base, 'bwFilter', 432)).toBeNull();
+    // A tap group a grid z: 16 × 65,535 taps at most.
+    const huge = desc({ c: 2, in: [1, 1, 1], k: [1, 1024, 1025], pad: [0, 1023, 1024] });
     expect(depthwiseUnsupported(huge, 'bwFilter')).toBe(
-      'a backward-filter of 4096 taps (at most 2944)',
+      'a backward-filter of 1049600 taps (at most 1048560)',
     );
   });
 });
+
+/**
+ * The two-pass backward-filter's geometry, worked out here from its rule: slices of a sample's
+ * output plane while pass 1's grid is short of 2,048 blocks (each at least 4 positions a thread,
+ * or a row of 8 threads in NDHWC), one slot of partial sums a slice, a block a tap group of 16.
+ */
+function expectWgradGeometry(d: Conv3dDescriptor, l: ReturnType<typeof depthwiseLaunch>): void {
+  const taps = d.dFilt * d.hFilt * d.wFilt;
+  const [oD, oH, oW] = d.outputDims();
+  const plane = oD * oH * oW;
+  const ncdhw = d.layout === 'ncdhw';
+  const gridX = ncdhw ? d.cIn : Math.ceil(d.cIn / 32);
+  const groups = Math.ceil(taps / 16);
+  const want = Math.ceil(2048 / (gridX * groups));
+  const most = Math.max(1, Math.floor(plane / (ncdhw ? 1024 : 32)));
+  const len = Math.ceil(plane / Math.min(most, Math.max(1, Math.ceil(want / d.batch))));
+  const chunks = Math.ceil(plane / len);
+  const slots = Math.min(d.batch * chunks, 65535);
+  const acc = d.element === ElementKind.F64 ? 8 : 4;
+  expect(l).toMatchObject({
+    kernel: ncdhw ? 'wgrad' : 'wgradcl',
+    grid: [gridX, slots, groups],
+    block: ncdhw ? [256, 1, 1] : [32, 8, 1],
+    sharedBytes: 0,
+    workspaceBytes: slots * d.cIn * taps * acc,
+    reduce: {
+      grid: [Math.ceil((d.cIn * taps) / 256), 1, 1],
+      block: [256, 1, 1],
+      slots,
+      count: d.cIn * taps,
+    },
+  });
+  expect(l.ints.slice(-2)).toEqual([chunks, len]);
+}
 
 describe('depthwiseLaunch', () => {
   it.each(CASES)('%s: computes every pass as defined', (_name, t, fwKernel, bwKernel) => {
@@ -243,10 +282,9 @@ describe('depthwiseLaunch', () => {
     expect(maxAbsDiff(y, want.y)).toBeLessThan(1e-12);
     const dx = depthwiseHost(bw, dy, w, new Float64Array(d.xElements).fill(Number.NaN), 1, 0);
     expect(maxAbsDiff(dx, want.dx)).toBeLessThan(1e-12);
-    if (depthwiseUnsupported(d, 'bwFilter') === null) {
+    {
       const bwf = depthwiseLaunch(d, 'bwFilter');
-      expect(bwf).toMatchObject({ kernel: 'wgrad', grid: [t.c, 1, 1], block: [32, 16, 1] });
-      expect(bwf.sharedBytes).toBe(16 * 16 * Math.ceil((t.k[0] * t.k[1] * t.k[2]) / 16));
+      expectWgradGeometry(d, bwf);
       const dw = depthwiseHost(bwf, x, dy, new Float64Array(d.wElements).fill(Number.NaN), 1, 0);
       expect(maxAbsDiff(dw, want.dw)).toBeLessThan(1e-12);
       const priorW = random(d.wElements, 5);
@@ -388,12 +426,14 @@ describe('depthwiseLaunch', () => {
 });
 
 describe('depthwiseUntuned', () => {
-  it('takes our kernels untuned but the NCDHW gather kernel and backward-filter', () => {
+  it('takes our kernels untuned but the NCDHW gather kernel (backward-filter too)', () => {
     const x3d = desc({ c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] });
     expect(depthwiseUntuned(depthwiseLaunch(x3d, 'fw'))).toBe(true);
     expect(depthwiseUntuned(depthwiseLaunch(x3d, 'bwData'))).toBe(true);
     expect(depthwiseUntuned(depthwiseLaunch(x3d.withLayout('ndhwc'), 'bwData'))).toBe(true);
-    expect(depthwiseUntuned(depthwiseLaunch(x3d, 'bwFilter'))).toBe(false);
+    // cuDNN's heuristic engines took 2–51 ms for it (a cliff): ours, in every layout.
+    expect(depthwiseUntuned(depthwiseLaunch(x3d, 'bwFilter'))).toBe(true);
+    expect(depthwiseUntuned(depthwiseLaunch(x3d.withLayout('ndhwc'), 'bwFilter'))).toBe(true);
     const strided = desc({ c: 4, in: [7, 8, 9], k: [3, 3, 3], pad: [1, 1, 1], stride: [2, 2, 2] });
     expect(depthwiseUntuned(depthwiseLaunch(strided, 'fw'))).toBe(false);
   });
@@ -417,8 +457,38 @@ describe('clvecWidth', () => {
       }),
       'bwData',
     );
-    expect(x3d).toMatchObject({ kernel: 'clvec', grid: [1024, 1, 1], sharedBytes: 27 * 192 * 4 });
-    expect(x3d.ints.slice(-2)).toEqual([1, 8]);
+    // Stride 1: the marching kernel, 8 × 28 × 28 columns × 24 groups of 8 channels = 150,528
+    // threads, short of 2^19: two chunks of 8 depths (4 would read the reach twice too often).
+    expect(x3d).toMatchObject({
+      kernel: 'clmarch',
+      grid: [1176, 1, 1],
+      sharedBytes: 27 * 192 * 4,
+    });
+    // flip (backward-data), vec, chunks, len; its pads are d·(k − 1) − p.
+    expect(x3d.ints.slice(-4)).toEqual([1, 8, 2, 8]);
+    expect(x3d.ints.slice(13, 16)).toEqual([1, 1, 1]);
+    const strided = depthwiseLaunch(
+      desc({
+        c: 192,
+        n: 8,
+        in: [16, 28, 28],
+        k: [3, 3, 3],
+        pad: [1, 1, 1],
+        stride: [2, 2, 2],
+        element: ElementKind.Bf16,
+        layout: 'ndhwc',
+      }),
+      'bwData',
+    );
+    expect(strided).toMatchObject({ kernel: 'clvec', grid: [1024, 1, 1] });
+    // The device check's A/B: the same layer on clvec.
+    const gathering = depthwiseLaunch(
+      desc({ c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1], layout: 'ndhwc' }),
+      'fw',
+      { march: false },
+    );
+    expect(gathering.kernel).toBe('clvec');
+    expect(strided.ints.slice(-2)).toEqual([1, 8]);
   });
 });
 
@@ -441,10 +511,15 @@ describe('DepthwiseKernels', () => {
     );
     expect(gathercl.kernel).toBe('gathercl');
     const clvec = depthwiseLaunch(
-      desc({ c: 24, in: [3, 3, 3], k: [3, 3, 3], layout: 'ndhwc' }),
+      desc({ c: 24, in: [3, 3, 3], k: [3, 3, 3], layout: 'ndhwc', stride: [2, 2, 2] }),
       'fw',
     );
     expect(clvec.kernel).toBe('clvec');
+    const clmarch = depthwiseLaunch(
+      desc({ c: 24, in: [3, 3, 3], k: [3, 3, 3], layout: 'ndhwc' }),
+      'fw',
+    );
+    expect(clmarch.kernel).toBe('clmarch');
     for (const [suffix, scale] of [
       ['f32', '.f32'],
       ['f64', '.f64'],
@@ -456,8 +531,24 @@ describe('DepthwiseKernels', () => {
         'fw',
       );
       expect(tiled8.span).toBe(8);
-      const wgrad = depthwiseLaunch(desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3] }), 'bwFilter');
-      for (const launch of [tiled, tiled8, gather, gathercl, clvec, wgrad]) {
+      for (const layout of ['ncdhw', 'ndhwc'] as const) {
+        const wgrad = depthwiseLaunch(
+          desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3], layout }),
+          'bwFilter',
+        );
+        // Pass 1: x, dy, partials, planes; the ints. Pass 2: partials, dw, count; slots; alpha, beta.
+        const one = [...Array(4).fill('.u64'), ...wgrad.ints.map(() => '.u32')];
+        const first = `baracuda_depthwise_${wgrad.kernel}_${suffix}`;
+        expect(ptxEntryParams(DEPTHWISE_PTX, first), first).toEqual(one);
+        const second = `baracuda_depthwise_wgradsum_${suffix}`;
+        expect(ptxEntryParams(DEPTHWISE_PTX, second), second).toEqual([
+          ...Array(3).fill('.u64'),
+          '.u32',
+          scale,
+          scale,
+        ]);
+      }
+      for (const launch of [tiled, tiled8, gather, gathercl, clvec, clmarch]) {
         // in, w, out, planes; the ints; alpha, beta.
         const want = [...Array(4).fill('.u64'), ...launch.ints.map(() => '.u32'), scale, scale];
         const name = `baracuda_depthwise_${launch.kernel}${launch.span ?? ''}_${suffix}`;
@@ -489,25 +580,36 @@ describe('DepthwiseKernels', () => {
     want64.f64(1).f64(0);
     k.call(fw, ElementKind.Bf16).run({ raw: 1n }, 1n, 2n, 3n, 1, 0);
     k.call(fw, ElementKind.F16).run({ raw: 1n }, 1n, 2n, 3n, 1, 0);
-    const cl = depthwiseLaunch(d32.withLayout('ndhwc'), 'fw');
+    const cl = depthwiseLaunch(d32.withLayout('ndhwc').withStride(1, 1, 2), 'fw');
     k.call(cl, ElementKind.F32).run({ raw: 1n }, 1n, 2n, 3n, 1, 0);
+    const march = depthwiseLaunch(d32.withLayout('ndhwc'), 'fw');
+    k.call(march, ElementKind.F32).run({ raw: 1n }, 4n, 5n, 6n, 1, 0);
     expect(launches.map((l) => l.name)).toEqual([
       'baracuda_depthwise_tiled3_f32',
       'baracuda_depthwise_gather_f64',
       'baracuda_depthwise_tiled3_bf16',
       'baracuda_depthwise_tiled3_f16',
       'baracuda_depthwise_clvec_f32',
+      'baracuda_depthwise_clmarch_f32',
     ]);
-    // NDHWC, 3 channels of f32: one channel a thread (3 is odd), 2 × 3 × 4·5·6 = 720 outputs in
-    // 3 blocks of 256, the 27 × 3 filter floats in shared memory; vec is the last int.
+    // NDHWC (stride 2 in width), 3 channels of f32: one channel a thread (3 is odd),
+    // 2 × 3 × 4·5·3 = 360 outputs in 2 blocks of 256, the 27 × 3 filter floats in shared memory;
+    // vec is the last int.
     expect(cl).toMatchObject({
       kernel: 'clvec',
-      grid: [3, 1, 1],
+      grid: [2, 1, 1],
       block: [256, 1, 1],
       sharedBytes: 27 * 3 * 4,
       planes: 6,
     });
     expect(cl.ints.at(-1)).toBe(1);
+    // Stride 1 marches: 2 × 5·6 columns × 3 channels = 180 threads, one chunk of 4 depths.
+    expect(march).toMatchObject({ kernel: 'clmarch', grid: [1, 1, 1], sharedBytes: 27 * 3 * 4 });
+    expect(march.ints.slice(-4)).toEqual([0, 1, 1, 4]);
+    const wantMarch = new KernelParams().ptr(4n).ptr(5n).ptr(6n).u64(6);
+    for (const v of march.ints) wantMarch.i32(v);
+    wantMarch.f32(1).f32(0);
+    expect(launches[5]!.params).toEqual(wantMarch.bytes());
     const wantCl = new KernelParams().ptr(1n).ptr(2n).ptr(3n).u64(6);
     for (const v of cl.ints) wantCl.i32(v);
     wantCl.f32(1).f32(0);

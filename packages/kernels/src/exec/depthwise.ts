@@ -1,4 +1,8 @@
-/** A pass on our own depthwise kernels (cuda/depthwise.cu): no workspace, no cuDNN handle. */
+/**
+ * A pass on our own depthwise kernels (cuda/depthwise.cu): no cuDNN handle; backward-filter's
+ * partial sums in the workspace (the caller's, else the plan's own, grown as cuDNN's engines grow it).
+ */
+import { WorkspaceTooSmallError } from '@baracuda/types';
 
 import { type Conv3dPass, type Operands, PASS_SPEC } from '../core/pass.js';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
@@ -16,32 +20,45 @@ export class DepthwiseExecutor implements PassExecutor {
   readonly call: DepthwiseCall;
   readonly #info: AlgorithmInfo;
   readonly #order: readonly ['x' | 'w' | 'y', 'x' | 'w' | 'y', 'x' | 'w' | 'y'];
+  readonly #ctx: ExecContext;
 
-  constructor(pass: Conv3dPass, call: DepthwiseCall, info: AlgorithmInfo) {
+  constructor(ctx: ExecContext, pass: Conv3dPass, call: DepthwiseCall, info: AlgorithmInfo) {
     this.call = call;
     this.#info = info;
     this.#order = PASS_SPEC[pass].depthwise;
+    this.#ctx = ctx;
   }
 
   info(): AlgorithmInfo {
     return this.#info;
   }
   workspaceBytes(): number {
-    return 0;
+    return this.call.launch.workspaceBytes;
   }
   built(): AlgorithmInfo {
     return this.#info;
   }
-  run(ops: Operands, { alpha, beta, stream }: RunScalars): void {
+  run(ops: Operands, { alpha, beta, stream, userWs }: RunScalars): void {
     const [input, w, out] = this.#order;
-    this.call.run(stream, ops[input], ops[w], ops[out], alpha, beta);
+    const needed = this.call.launch.workspaceBytes;
+    let ws = 0n;
+    if (needed > 0) {
+      if (userWs !== null) {
+        if (userWs.byteLength < needed) throw new WorkspaceTooSmallError(needed, userWs.byteLength);
+        ws = userWs.devicePtr;
+      } else {
+        ws = this.#ctx.scope.workspace(needed, stream);
+      }
+    }
+    this.call.run(stream, ops[input], ops[w], ops[out], alpha, beta, ws);
   }
 }
 
 /** Our kernels for the pass when they apply and load on the device; null otherwise (with a warning when they do not load). */
 export function depthwiseExecutor(ctx: ExecContext, pass: Conv3dPass): DepthwiseExecutor | null {
   const d = ctx.desc;
-  if (depthwiseUnsupported(d, pass) !== null) return null;
+  const cap = ctx.preference.maxWorkspaceBytes;
+  if (depthwiseUnsupported(d, pass, cap) !== null) return null;
   const kernels = DepthwiseKernels.forDevice(ctx.device);
   if (kernels instanceof Error) {
     process.emitWarning(
@@ -50,15 +67,16 @@ export function depthwiseExecutor(ctx: ExecContext, pass: Conv3dPass): Depthwise
     );
     return null;
   }
-  const launch = depthwiseLaunch(d, pass);
+  const launch = depthwiseLaunch(d, pass, {}, cap);
   return new DepthwiseExecutor(
+    ctx,
     pass,
     kernels.call(launch, d.element),
     Object.freeze({
       path: 'native' as const,
       name: `baracuda depthwise ${launch.kernel}`,
       numericalNotes: Object.freeze([]),
-      workspaceBytes: 0,
+      workspaceBytes: launch.workspaceBytes,
       deterministic: true,
       mathPrecision: intendedMathPrecision(d.element, false),
     }),
