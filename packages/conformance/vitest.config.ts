@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 60_000,
+    // No test touches the user's autotune cache (see the setup file).
+    setupFiles: ['../../scripts/testing/isolate-autotune-cache.ts'],
   },
 });
