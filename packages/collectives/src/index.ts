@@ -3,6 +3,13 @@
  * buffers (docs/ARCHITECTURE.md), and data-parallel training of a conv layer over several GPUs.
  */
 export { Communicator } from './communicator.js';
+export {
+  DataParallelConv3d,
+  type DataParallelConv3dOptions,
+  type DataParallelShard,
+  shardDescriptor,
+  splitBatch,
+} from './data-parallel.js';
 export { group, groupEnd, groupStart } from './group.js';
 export {
   COLLECTIVE_KINDS,
