@@ -1,6 +1,7 @@
 /** Argument checks of the collectives: buffers, streams, counts, ranks. @internal */
 import { Device, DeviceBuffer, Stream } from '@baracuda/driver';
 import { BufferTooSmallError, DisposedError, InvalidArgumentError } from '@baracuda/types';
+import { uniqueIdBytes } from './unique-id.js';
 
 /** @internal */
 export function requireOptions(name: string, value: unknown): Record<string, unknown> {
@@ -96,4 +97,25 @@ export function requireTimeout(name: string, value: unknown, fallback: number): 
     throw new InvalidArgumentError(name, 'a number of milliseconds from 1 to 2147483647', value);
   }
   return value;
+}
+
+/** `rank 0 of 2 on device 0`: where an NcclError happened. @internal */
+export function rankText(rank: number, nRanks: number, device: Device): string {
+  return `rank ${rank} of ${nRanks} on device ${device.ordinal}`;
+}
+
+/** The checked options of initRank. @internal */
+export function initRankArgs(options: unknown): {
+  id: Uint8Array;
+  rank: number;
+  nRanks: number;
+  device: Device;
+} {
+  const opts = requireOptions('options', options);
+  const id = uniqueIdBytes('options.id', opts.id);
+  const nRanks = requirePositiveInteger('options.nRanks', opts.nRanks);
+  const rank = requireRank('options.rank', opts.rank, nRanks);
+  const device =
+    opts.device === undefined ? Device.get(0) : requireDevice('options.device', opts.device);
+  return { id, rank, nRanks, device };
 }

@@ -1,13 +1,14 @@
-import { Device, type DeviceBuffer, Event, type Stream } from '@baracuda/driver';
+import { type Device, type DeviceBuffer, Event, type Stream } from '@baracuda/driver';
 import * as nccl from '@baracuda/nccl-sys';
 import { DisposedError, InvalidArgumentError, NcclError, UnsupportedError } from '@baracuda/types';
 import {
   elementCount,
+  initRankArgs,
+  rankText,
   requireBuffer,
   requireBytes,
   requireDevice,
   requireOptions,
-  requirePositiveInteger,
   requireRank,
   requireStream,
   requireTimeout,
@@ -24,7 +25,6 @@ import type {
 } from './options.js';
 import { guardReceivers } from './receivers.js';
 import { ncclCheck, ncclMessage } from './result.js';
-import { uniqueIdBytes } from './unique-id.js';
 import { type WaitTarget, waitFor, waitForSync } from './wait.js';
 
 const TOKEN: unique symbol = Symbol('Communicator');
@@ -33,6 +33,8 @@ const DEFAULT_TIMEOUT_MS = 600_000;
 /** The communicators made by one init call: a timeout aborts them together. */
 interface Family {
   readonly members: Communicator[];
+  /** Why a wait aborted them, for the other members' waits. */
+  abortReason: NcclError | null;
 }
 
 /**
@@ -95,7 +97,7 @@ export class Communicator {
     });
     const { status, comms } = nccl.ncclCommInitAll(Int32Array.from(list, (d) => d.ordinal));
     ncclCheck('ncclCommInitAll', status, null, `devices ${list.map((d) => d.ordinal).join(', ')}`);
-    const family: Family = { members: [] };
+    const family: Family = { members: [], abortReason: null };
     return comms.map((comm, i) => new Communicator(TOKEN, comm, list[i] as Device, family));
   }
 
@@ -107,7 +109,10 @@ export class Communicator {
     const { id, rank, nRanks, device } = initRankArgs(options);
     const { status, comm } = await nccl.ncclCommInitRankAsync(nRanks, id, rank, device.ordinal);
     ncclCheck('ncclCommInitRank', status, null, rankText(rank, nRanks, device));
-    return new Communicator(TOKEN, comm as nccl.NcclComm, device, { members: [] });
+    return new Communicator(TOKEN, comm as nccl.NcclComm, device, {
+      members: [],
+      abortReason: null,
+    });
   }
 
   /**
@@ -118,7 +123,10 @@ export class Communicator {
     const { id, rank, nRanks, device } = initRankArgs(options);
     const { status, comm } = nccl.ncclCommInitRank(nRanks, id, rank, device.ordinal);
     ncclCheck('ncclCommInitRank', status, null, rankText(rank, nRanks, device));
-    return new Communicator(TOKEN, comm as nccl.NcclComm, device, { members: [] });
+    return new Communicator(TOKEN, comm as nccl.NcclComm, device, {
+      members: [],
+      abortReason: null,
+    });
   }
 
   /** True once disposed or aborted. */
@@ -342,9 +350,13 @@ export class Communicator {
     event.record(queue);
     const family = this.#family;
     const target: WaitTarget = {
-      asyncError: () => nccl.ncclCommGetAsyncError(comm).asyncError,
+      asyncError: () => {
+        if (this.#comm === null) throw family.abortReason ?? new DisposedError('Communicator');
+        return nccl.ncclCommGetAsyncError(comm).asyncError;
+      },
       message: (result) => ncclMessage(result, comm, false),
-      abort: () => {
+      abort: (reason) => {
+        family.abortReason = reason;
         for (const member of family.members) member.abort();
       },
       where: this.#where,
@@ -374,23 +386,4 @@ export class Communicator {
   [Symbol.dispose](): void {
     this.dispose();
   }
-}
-
-function rankText(rank: number, nRanks: number, device: Device): string {
-  return `rank ${rank} of ${nRanks} on device ${device.ordinal}`;
-}
-
-function initRankArgs(options: unknown): {
-  id: Uint8Array;
-  rank: number;
-  nRanks: number;
-  device: Device;
-} {
-  const opts = requireOptions('options', options);
-  const id = uniqueIdBytes('options.id', opts.id);
-  const nRanks = requirePositiveInteger('options.nRanks', opts.nRanks);
-  const rank = requireRank('options.rank', opts.rank, nRanks);
-  const device =
-    opts.device === undefined ? Device.get(0) : requireDevice('options.device', opts.device);
-  return { id, rank, nRanks, device };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ncclLive, poisoned, upload, useFakes } from './fakes.test-helpers.js';
 import { Communicator, group } from './index.js';
 
-const library = useFakes(2);
+const library = useFakes(3);
 const devices = [Device.get(0), Device.get(1)];
 const streams = devices.map((d) => Stream.create(d));
 
@@ -71,6 +71,26 @@ describe('no hang when one rank fails', () => {
     for (const c of b) c.dispose();
     a.cleanup();
     expect(ncclLive(library)).toEqual({ comms: 0, cliques: 0, pending: 0 });
+  });
+
+  it('a wait that gives up aborts its siblings, whose waits reject with the same error', async () => {
+    const three = Communicator.initAll([Device.get(0), Device.get(1), Device.get(2)]);
+    const streams3 = three.map((c) => Stream.create(c.device));
+    const buffers = three.map((_, r) => upload('f32', [1, 2], r));
+    // Ranks 0 and 1 all-reduce; rank 2 never calls.
+    for (const r of [0, 1])
+      three[r]!.allReduce(buffers[r]!, buffers[r]!, streams3[r]!, { kind: 'f32' });
+    const waits = [
+      three[0]!.synchronize(streams3[0]!, { timeoutMs: 30 }),
+      three[1]!.synchronize(streams3[1]!, { timeoutMs: 60_000 }),
+    ];
+    const outcomes = await Promise.allSettled(waits);
+    const reasons = outcomes.map((o) => (o.status === 'rejected' ? o.reason : null));
+    expect(reasons[0]).toBeInstanceOf(NcclError);
+    expect(reasons[1]).toBe(reasons[0]);
+    expect(three.map((c) => c.disposed)).toEqual([true, true, true]);
+    for (const b of buffers) b.dispose();
+    for (const s of streams3) s.dispose();
   });
 
   it('synchronizeSync gives up the same way', () => {

@@ -15,12 +15,15 @@ const IN_PROGRESS = 7;
 
 /** What a wait needs of its communicator. @internal */
 export interface WaitTarget {
-  /** `ncclCommGetAsyncError`'s answer now. */
+  /**
+   * `ncclCommGetAsyncError`'s answer now; throws the abort's reason when another wait aborted the
+   * communicator meanwhile (a sibling of the same initAll that gave up).
+   */
   asyncError(): number;
   /** NCCL's string for an error result. */
   message(result: number): string;
-  /** Aborts the communicator (and those it was made with). */
-  abort(): void;
+  /** Aborts the communicator (and those it was made with), giving `reason` to their waits. */
+  abort(reason: NcclError): void;
   readonly where: string;
 }
 
@@ -29,26 +32,27 @@ type Step = 'done' | 'pending';
 function step(target: WaitTarget, event: Event, started: number, timeoutMs: number): Step {
   const asyncError = target.asyncError();
   if (asyncError !== 0 && asyncError !== IN_PROGRESS) {
-    const message = target.message(asyncError);
-    target.abort();
-    throw new NcclError(
+    const error = new NcclError(
       'ncclCommGetAsyncError',
       asyncError,
       ncclResultName(asyncError),
-      `${message}; the communicator was aborted`,
+      `${target.message(asyncError)}; the communicator was aborted`,
       target.where,
     );
+    target.abort(error);
+    throw error;
   }
   if (asyncError === 0 && event.query()) return 'done';
   if (performance.now() - started >= timeoutMs) {
-    target.abort();
-    throw new NcclError(
+    const error = new NcclError(
       'ncclCommGetAsyncError',
       IN_PROGRESS,
       ncclResultName(IN_PROGRESS),
       `the work queued on the stream had not completed after ${timeoutMs} ms (a peer that failed or never called?); the communicator was aborted`,
       target.where,
     );
+    target.abort(error);
+    throw error;
   }
   return 'pending';
 }
