@@ -230,6 +230,7 @@ static void execute(struct clique *c, struct call *calls) {
   const int n = c->nranks;
   const struct call *first = &calls[0];
   const size_t esize = type_size[first->type], count = first->count;
+  if (count == 0) return; /* nothing to move: the buffers may be null */
   const void *sources[MAX_RANKS];
   void *copies[MAX_RANKS];
   size_t in_bytes = first->kind == K_REDUCESCATTER ? count * n * esize : count * esize;
@@ -510,7 +511,7 @@ static result_t post_p2p(struct comm *comm, int is_send, const void *send, void 
     struct p2p *entry = *link;
     if (entry->is_send != is_send && entry->from == from && entry->to == to) {
       if (entry->count != count || entry->type != type) c->error = INVALID_USAGE;
-      else memcpy(is_send ? entry->recv : recv, is_send ? send : entry->send, count * type_size[type]);
+      else if (count > 0) memcpy(is_send ? entry->recv : recv, is_send ? send : entry->send, count * type_size[type]);
       --(is_send ? to : from)->p2p_pending;
       *link = entry->next;
       free(entry);
