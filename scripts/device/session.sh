@@ -50,7 +50,8 @@ for phase in "$@"; do
     # NCCL's header from PyTorch's wheel (nvidia-nccl-cu*), against native/nccl_decls.h.
     abi-nccl) NCCL_INCLUDE_DIR=$TORCH_NCCL_DIR/include run abi-nccl 120 bash packages/nccl-sys/scripts/abi-check.sh ;;
     # Issue 25: every collective x kind, the data-parallel step vs one GPU, 1 vs N GPU step
-    # throughput, all-reduce busBw. Needs 2+ GPUs (exit 2 otherwise); NVLink multicast off.
+    # throughput, all-reduce busBw. On 2+ GPUs rc 0 is the pass; on one GPU it runs a one-rank
+    # smoke test (real NCCL: bindings, initRank, waits, the helper) and exits 3. NVLink multicast off.
     nccl) NCCL_NVLS_ENABLE=0 BARACUDA_NCCL_LIBRARY=$TORCH_NCCL_DIR/lib/libnccl.so.2 run nccl 300 $NODE .carry/collectives-nccl-device-check.mjs ;;
     driver) run driver 300 $NODE .carry/driver-device-check.mjs "$LOGS/driver.json" ;;
     module) run module 60 $NODE .carry/driver-module-device-check.mjs ;;
