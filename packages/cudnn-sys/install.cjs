@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// npm's install step for @baracuda/driver and @baracuda/cudnn-sys (this file is the same in both;
-// a test keeps it so). Never fails an install that can work without it:
+// npm's install step for @baracuda/driver, @baracuda/cudnn-sys and @baracuda/nccl-sys (this file is
+// the same in all three; a test keeps it so). Never fails an install that can work without it:
 // - a checkout of the monorepo (src/ is here): the workspace build makes the addon; nothing to do;
 // - the prebuilt platform package loads (or an earlier build from source is here): nothing to do;
 // - otherwise, or with BARACUDA_BUILD_FROM_SOURCE=1: build from source with cmake-js when cmake, a
@@ -17,6 +17,7 @@ const { name } = require('./package.json');
 const addon = {
   '@baracuda/driver': 'baracuda_driver.node',
   '@baracuda/cudnn-sys': 'baracuda_cudnn.node',
+  '@baracuda/nccl-sys': 'baracuda_nccl.node',
 }[name];
 const platformPackage = `@baracuda/native-${process.platform}-${process.arch}`;
 const force = process.env.BARACUDA_BUILD_FROM_SOURCE === '1';

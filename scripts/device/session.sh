@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: consumer info abi driver module layout depthwise tf32x3 check-3xtf32 s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: consumer info abi abi-nccl nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
 #         check-epilogue bench-layer
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
@@ -16,6 +16,7 @@ if [ ! -x /tmp/node ]; then xz -dc .carry/node.xz > /tmp/node && chmod +x /tmp/n
 NODE=/tmp/node
 export BARACUDA_ADDON_DIR="$PWD/.carry"
 TORCH_CUDNN=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9
+TORCH_NCCL_DIR=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl
 # Autotune choices come back in $OUT; carry one back as .carry/autotune-cache.json to reuse it.
 export BARACUDA_AUTOTUNE_CACHE="$OUT/autotune-cache.json"
 if [ -f .carry/autotune-cache.json ] && [ ! -f "$BARACUDA_AUTOTUNE_CACHE" ]; then
@@ -47,6 +48,12 @@ for phase in "$@"; do
     info)
       run info 60 bash -c 'date -u; nvidia-smi; ldconfig -p | grep -E "libcudnn.so|libcuda.so"; ls /usr/include/x86_64-linux-gnu/cudnn_version*.h; grep -E "define CUDNN_(MAJOR|MINOR|PATCHLEVEL)" /usr/include/x86_64-linux-gnu/cudnn_version*.h; python3 -c "import torch; print(torch.__version__, torch.backends.cudnn.version(), torch.cuda.get_device_name())"' ;;
     abi) run abi-cudnn 120 bash packages/cudnn-sys/scripts/abi-check.sh ;;
+    # NCCL's header from PyTorch's wheel (nvidia-nccl-cu*), against native/nccl_decls.h.
+    abi-nccl) NCCL_INCLUDE_DIR=$TORCH_NCCL_DIR/include run abi-nccl 120 bash packages/nccl-sys/scripts/abi-check.sh ;;
+    # Issue 25: every collective x kind, the data-parallel step vs one GPU, 1 vs N GPU step
+    # throughput, all-reduce busBw. On 2+ GPUs rc 0 is the pass; on one GPU it runs a one-rank
+    # smoke test (real NCCL: bindings, initRank, waits, the helper) and exits 3. NVLink multicast off.
+    nccl) NCCL_NVLS_ENABLE=0 BARACUDA_NCCL_LIBRARY=$TORCH_NCCL_DIR/lib/libnccl.so.2 run nccl 300 $NODE .carry/collectives-nccl-device-check.mjs ;;
     driver) run driver 300 $NODE .carry/driver-device-check.mjs "$LOGS/driver.json" ;;
     module) run module 60 $NODE .carry/driver-module-device-check.mjs ;;
     layout) run layout 120 $NODE .carry/kernels-layout-device-check.mjs ;;

@@ -1,7 +1,8 @@
 /**
- * The one place test-only C is compiled: the C fakes that stand in for libcuda
- * and libcudnn (packages/driver/test/fake-libcuda.c,
- * packages/cudnn-sys/native/testing/fake_cudnn.c) and the reader of their live
+ * The one place test-only C is compiled: the C fakes that stand in for libcuda,
+ * libcudnn and libnccl (packages/driver/test/fake-libcuda.c,
+ * packages/cudnn-sys/native/testing/fake_cudnn.c,
+ * packages/nccl-sys/native/testing/fake_nccl.c) and the reader of their live
  * counts. Every package's tests build them through here, with the same flags.
  *
  * - Outputs are cached by content (source bytes + flags) in a private
@@ -26,6 +27,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
 export const FAKE_SOURCES = Object.freeze({
   libcuda: join(REPO_ROOT, 'packages', 'driver', 'test', 'fake-libcuda.c'),
   cudnn: join(REPO_ROOT, 'packages', 'cudnn-sys', 'native', 'testing', 'fake_cudnn.c'),
+  nccl: join(REPO_ROOT, 'packages', 'nccl-sys', 'native', 'testing', 'fake_nccl.c'),
 });
 
 function sanitizerFlags() {
@@ -94,6 +96,15 @@ export function buildFakeLibcudaLibrary({
 export function buildFakeCudnnLibrary({ noBackward = false } = {}) {
   const defines = noBackward ? ['FAKE_CUDNN_NO_BACKWARD'] : [];
   return buildSharedLibrary({ source: FAKE_SOURCES.cudnn, fileName: 'libcudnn.so.9', defines });
+}
+
+/**
+ * The fake libnccl.so.2. `noP2p` leaves out ncclSend and ncclRecv, as an old or partial library
+ * would (see the fake's header).
+ */
+export function buildFakeNcclLibrary({ noP2p = false } = {}) {
+  const defines = noP2p ? ['FAKE_NCCL_NO_P2P'] : [];
+  return buildSharedLibrary({ source: FAKE_SOURCES.nccl, fileName: 'libnccl.so.2', defines });
 }
 
 function nodeApiIncludeDir() {

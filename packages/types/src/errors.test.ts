@@ -10,6 +10,7 @@ import {
   InvalidArgumentError,
   InvalidProblemError,
   LibraryNotFoundError,
+  NcclError,
   ReportMismatchError,
   UnsupportedError,
   WorkspaceTooSmallError,
@@ -30,6 +31,7 @@ const CLASSES = [
   [LibraryNotFoundError, 'BARACUDA_LIBRARY_NOT_FOUND'],
   [CudaError, 'BARACUDA_CUDA_ERROR'],
   [CudnnError, 'BARACUDA_CUDNN_ERROR'],
+  [NcclError, 'BARACUDA_NCCL_ERROR'],
   [ReportMismatchError, 'BARACUDA_REPORT_MISMATCH'],
 ] as const;
 
@@ -205,6 +207,30 @@ describe('error classes', () => {
     ).toBe('`cudnnCreate` failed: CUDNN_STATUS_NOT_INITIALIZED');
   });
 
+  it('NcclError', () => {
+    const error = new NcclError(
+      'ncclAllReduce',
+      2,
+      'ncclSystemError',
+      'unhandled system error; socket closed',
+      'rank 1 of 2 on device 1',
+    );
+    expect(error.message).toBe(
+      '`ncclAllReduce` failed: ncclSystemError (unhandled system error; socket closed) on rank 1 of 2 on device 1',
+    );
+    expect(error).toMatchObject({
+      code: 'BARACUDA_NCCL_ERROR',
+      call: 'ncclAllReduce',
+      result: 2,
+      resultName: 'ncclSystemError',
+      ncclMessage: 'unhandled system error; socket closed',
+      where: 'rank 1 of 2 on device 1',
+    });
+    expect(new NcclError('ncclGroupEnd', 5, 'ncclInvalidUsage', '', '').message).toBe(
+      '`ncclGroupEnd` failed: ncclInvalidUsage',
+    );
+  });
+
   it('chains a cause on every class, and leaves it unset otherwise', () => {
     const cause = new Error('root');
     const errors = [
@@ -216,6 +242,7 @@ describe('error classes', () => {
       new DisposedError('Stream', { cause }),
       new CudaError('cuInit', 1, 'CUDA_ERROR_INVALID_VALUE', undefined, { cause }),
       new CudnnError('cudnnCreate', 1, 'X', '', '', { cause }),
+      new NcclError('ncclGroupEnd', 5, 'X', '', '', { cause }),
     ];
     for (const error of errors) expect(error.cause).toBe(cause);
     expect('cause' in new UnsupportedError('u')).toBe(false);

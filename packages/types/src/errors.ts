@@ -19,6 +19,7 @@ export type BaracudaErrorCode =
   | 'BARACUDA_LIBRARY_NOT_FOUND'
   | 'BARACUDA_CUDA_ERROR'
   | 'BARACUDA_CUDNN_ERROR'
+  | 'BARACUDA_NCCL_ERROR'
   | 'BARACUDA_REPORT_MISMATCH';
 
 export interface BaracudaErrorOptions {
@@ -255,6 +256,48 @@ export class CudnnError extends BaracudaError {
   }
   static override isInstance(error: unknown): error is CudnnError {
     return hasCode(error, 'BARACUDA_CUDNN_ERROR');
+  }
+}
+
+/**
+ * An NCCL call returned something other than ncclSuccess, a communicator reported an asynchronous
+ * error (a failed or vanished peer), or a wait for a collective timed out and the communicator was
+ * aborted. The message carries NCCL's own error string.
+ */
+export class NcclError extends BaracudaError {
+  /** The NCCL function, e.g. `ncclAllReduce`, or `ncclCommGetAsyncError` for an async error. */
+  readonly call: string;
+  /** The ncclResult_t value. */
+  readonly result: number;
+  /** The result's name, e.g. `ncclSystemError`. */
+  readonly resultName: string;
+  /** NCCL's text for the result (`ncclGetErrorString`) and its last error (`ncclGetLastError`). */
+  readonly ncclMessage: string;
+  /** Which communicator: e.g. `rank 1 of 2 on device 1`. */
+  readonly where: string;
+  constructor(
+    call: string,
+    result: number,
+    resultName: string,
+    ncclMessage: string,
+    where: string,
+    options?: BaracudaErrorOptions,
+  ) {
+    const detail = ncclMessage ? ` (${text(ncclMessage)})` : '';
+    const on = where ? ` on ${text(where)}` : '';
+    super(
+      'BARACUDA_NCCL_ERROR',
+      `\`${text(call)}\` failed: ${text(resultName)}${detail}${on}`,
+      options,
+    );
+    this.call = call;
+    this.result = result;
+    this.resultName = resultName;
+    this.ncclMessage = ncclMessage;
+    this.where = where;
+  }
+  static override isInstance(error: unknown): error is NcclError {
+    return hasCode(error, 'BARACUDA_NCCL_ERROR');
   }
 }
 

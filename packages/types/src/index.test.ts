@@ -24,6 +24,7 @@ describe('@baracuda/types entry point', () => {
         'LibraryNotFoundError',
         'MAX_TENSOR_RANK',
         'MathPrecision',
+        'NcclError',
         'OpCategory',
         'PLAN_ALGORITHMS',
         'PLAN_MATHS',
