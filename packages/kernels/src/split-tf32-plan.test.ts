@@ -205,8 +205,9 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
   () => {
     const { stream, executions, newCache } = fakeTuning('baracuda-3xtf32');
     beforeEach(() => {
-      // A tensor-core engine (numerical note 0).
-      process.env.FAKE_CUDNN_ENGINES = '28!0';
+      // A tensor-core engine (numerical note 0), what the TF32 inner plan takes, and one without,
+      // what strict f32 (backward-filter, SPLIT_PASSES) takes.
+      process.env.FAKE_CUDNN_ENGINES = '28!0;70';
     });
     afterEach(() => vi.restoreAllMocks());
 
@@ -227,7 +228,8 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
 
     it('runs every pass as three executions of one TF32 plan on split scratch', async () => {
       const d = smallProblem(ElementKind.F32);
-      const plan = await select(d);
+      // 'first': no quick tune at select, so that the executions below are the runs' alone.
+      const plan = await select(d, {}, { heuristic: 'first' });
       expect(plan.precisionGuarantee().mathPrecision).toBe('tf32x3');
       expect(plan.algorithm('fw').name).toBe('3xTF32 over engine 28');
       expect(plan.queryFwWorkspaceSize()).toBe(plan.algorithm('fw').workspaceBytes);
@@ -261,7 +263,9 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         .map((l) => l.split(' '));
       expect(more.slice(0, 3).map((r) => r[0])).toEqual(['10000', '10000', '10000']);
       expect(new Set(more.slice(0, 3).map((r) => r.at(-2))).size).toBe(1);
-      expect(more.slice(3).map((r) => r[1])).toEqual(['20000', '20000', '20000']);
+      // Backward-filter runs in strict f32 (SPLIT_PASSES): one execution on the caller's x and dw.
+      expect(more.slice(3).map((r) => [r[0], r[1]])).toEqual([['10000', '20000']]);
+      expect(plan.algorithm('bwFilter').name).toBe('engine 70');
       plan.dispose();
     });
 
@@ -273,7 +277,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         { algorithm: 'autotune' },
         { passes: ['fw'], autotuneCachePath: newCache(), onProgress: (m: string) => lines.push(m) },
       );
-      expect(lines.some((l) => l.includes('fw: candidate 1/1 engine 28'))).toBe(true);
+      expect(lines.some((l) => l.includes('fw: candidate 1/2 engine 28'))).toBe(true);
       expect(plan.algorithm('fw').name).toBe('3xTF32 over engine 28');
       plan.dispose();
     });

@@ -153,13 +153,13 @@ export class PlanCore implements InnerPlan {
 
   /**
    * The executor that runs `pass`: ours (a depthwise problem's default, or autotune's choice),
-   * else the 3xTF32 split (`math: '3xtf32'`), else the route installed for it, else the layout
+   * else the 3xTF32 split (`math: '3xtf32'`, the passes it covers), else the route installed for it, else the layout
    * detour every pass takes, else cuDNN.
    */
   executor(pass: Conv3dPass): PassExecutor {
     const depthwise = this.depthwise(pass);
     if (depthwise !== null) return depthwise;
-    if (this.#split !== undefined) return this.#split.executor(pass);
+    if (this.#split?.covers(pass)) return this.#split.executor(pass);
     const installed = this.#passes[pass].installed;
     if (installed !== undefined) return installed;
     const every = this.everyPassDetour;
@@ -171,7 +171,7 @@ export class PlanCore implements InnerPlan {
   built(pass: Conv3dPass): AlgorithmInfo | undefined {
     const st = this.#passes[pass];
     if (st.depthwise) return st.depthwise.built();
-    if (this.#split !== undefined) return this.#split.executor(pass).built();
+    if (this.#split?.covers(pass)) return this.#split.executor(pass).built();
     if (st.installed !== undefined) return st.installed.built();
     const every = this.everyPassDetour;
     if (every !== undefined) return every.inner.built(pass);

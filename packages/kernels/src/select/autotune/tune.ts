@@ -35,9 +35,12 @@ export function* prepare(
   core: PlanCore,
   opts: ResolvedOptions,
 ): Generator<TimingEvent, void, void> {
-  // The inner plan of the 3xTF32 split or of a layout detour every pass takes tunes; any other
-  // plan itself.
-  const tuner = core.split?.inner ?? core.everyPassDetour?.inner ?? core;
+  // The inner plan of the 3xTF32 split (for the passes it covers) or of a layout detour every
+  // pass takes tunes; any other plan itself.
+  const detourOrSelf = core.everyPassDetour?.inner ?? core;
+  const tunerOf = (pass: Conv3dPass): PlanCore =>
+    core.split?.covers(pass) ? core.split.inner : detourOrSelf;
+  const tuner = tunerOf('bwData');
   const algorithm = core.ctx.preference.algorithm;
   if (opts.bwDataAsForward === 'always' && algorithm !== 'pinned') {
     const asForward = yield* makeBwDataAsForward(tuner, opts, tunePass);
@@ -45,18 +48,20 @@ export function* prepare(
   }
   if (spaceToDepthRouteFor(tuner, opts)?.option === 'always') {
     for (const pass of PASSES) {
-      const route = yield* makeSpaceToDepth(tuner, pass, opts, tunePass);
-      if (route !== null) tuner.useRoute(pass, route);
+      const route = yield* makeSpaceToDepth(tunerOf(pass), pass, opts, tunePass);
+      if (route !== null) tunerOf(pass).useRoute(pass, route);
     }
   }
   if (algorithm === 'autotune') {
-    for (const pass of opts.passes) yield* tunePass(tuner, pass, opts);
+    for (const pass of opts.passes) yield* tunePass(tunerOf(pass), pass, opts);
     core.dropUnusedDetour();
   } else if (algorithm === 'heuristic' && opts.heuristic === 'quick-tune') {
-    for (const pass of opts.passes) yield* quickTunePass(tuner, pass, opts);
+    for (const pass of opts.passes) yield* quickTunePass(tunerOf(pass), pass, opts);
   }
-  if (tuner !== core) {
-    for (const [pass, selection] of tuner.selection) core.selection.set(pass, selection);
+  for (const pass of PASSES) {
+    const from = tunerOf(pass);
+    const selection = from === core ? undefined : from.selection.get(pass);
+    if (selection !== undefined) core.selection.set(pass, selection);
   }
 }
 
