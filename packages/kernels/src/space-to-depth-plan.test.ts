@@ -278,6 +278,21 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       never.plan.dispose();
     });
 
+    it('autotune times the route even when its budget is spent', async () => {
+      SpaceToDepthKernels.resetForTests();
+      process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
+      const d = patch(ElementKind.Bf16);
+      // A budget spent after the first config: the route is timed anyway (alwaysTimed).
+      const { plan, lines } = await tune(d, newCache(), ['fw'], {
+        layoutDetour: 'never',
+        autotuneBudgetMs: 1e-6,
+      });
+      expect(lines.some((l) => l.includes('budget'))).toBe(true);
+      expect(plan.algorithm('fw').name).toBe('patch GEMM: space-to-depth + engine 28 1×1×1');
+      plan.dispose();
+      delete process.env.FAKE_CUDA_LAUNCH_MS;
+    });
+
     it('autotune keeps cuDNN when the route is not 2% faster', async () => {
       SpaceToDepthKernels.resetForTests();
       const d = stem();

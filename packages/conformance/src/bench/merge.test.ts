@@ -148,6 +148,30 @@ describe('mergeReports', () => {
     ]);
   });
 
+  it('takes a later report run on part of the suite (--groups), never one with groups outside it', () => {
+    const cut = shard2();
+    cut.rows.push({
+      ...row('c|f32|ncdhw|fw', 1),
+      modes: [{ mode: 'heuristic', status: 'skipped', note: 'time budget of 430 s reached' }],
+    });
+    cut.overhead = [];
+    const first = shard1();
+    first.overhead = [{ id: 'tiny', side: 'ours:heuristic', usPerCall: 10 } as never];
+    const rest = report('rest', '2026-12-01T21:30:00Z', [row('c|f32|ncdhw|fw', 1)]);
+    rest.suiteGroups = ['c:f32:ncdhw'];
+    rest.overhead = [{ id: 'tiny', side: 'ours:heuristic', usPerCall: 12 } as never];
+    const m = mergeReports([first, cut, rest], 'x');
+    expect(m.rows.map((r) => r.id)).toEqual(['a|f32|ncdhw|fw', 'b|f32|ncdhw|fw', 'c|f32|ncdhw|fw']);
+    expect(m.notes[1]).toBe('Every one of the 3 suite groups was measured.');
+    // Host overhead once, as the first report that measured it has it.
+    expect(m.overhead).toEqual(first.overhead);
+    const outside = report('outside', '2026-12-01T21:40:00Z', [row('d|f32|ncdhw|fw', 1)]);
+    outside.suiteGroups = ['c:f32:ncdhw', 'd:f32:ncdhw'];
+    expect(() => mergeReports([first, outside], 'x', ['a', 'o'])).toThrow(
+      "Cannot merge bench reports of different suite groups (a later report may only measure groups of the first one's suite): a:f32:ncdhw,b:f32:ncdhw,c:f32:ncdhw in a, d:f32:ncdhw in o",
+    );
+  });
+
   it('refuses other GPUs, cuDNNs, settings or cache states', () => {
     const b = shard2();
     b.ours = { cudnn: { version: '9.14.0', path: null } };

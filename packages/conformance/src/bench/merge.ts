@@ -57,7 +57,6 @@ function agreements(r: BenchReport): [string, string][] {
     ['outputs', String(s.outputs ?? 'rotated')],
     ['tuned-on groups', (s.tunedOn ?? ['every group']).join(',')],
     ['autotune cache', r.autotuneCache?.state ?? 'unknown'],
-    ['suite groups', (r.suiteGroups ?? []).join(',')],
   ];
 }
 
@@ -112,6 +111,19 @@ export function mergeReports(
       }
     });
   });
+  // The first report's suite is the run's; a later one may be a part of it (`--groups`, e.g. the
+  // groups a shard's time budget left unmeasured), never a group outside it.
+  const suite = new Set(first.suiteGroups ?? []);
+  reports.forEach((r, i) => {
+    const outside = (r.suiteGroups ?? []).filter((g) => !suite.has(g));
+    if (outside.length > 0) {
+      throw new ReportMismatchError(
+        "different suite groups (a later report may only measure groups of the first one's suite)",
+        side(0, (first.suiteGroups ?? []).join(',')),
+        side(i, outside.join(',')),
+      );
+    }
+  });
   const owner = new Map<string, number>();
   reports.forEach((r, i) => {
     for (const group of measuredGroups(r)) {
@@ -138,7 +150,9 @@ export function mergeReports(
     ...first,
     label,
     startedAt: reports.map((r) => r.startedAt).sort()[0]!,
-    overhead: reports.flatMap((r) => r.overhead),
+    // Host overhead as shard 1 measured it (a part-of-suite report run as shard 1/1 measures it
+    // again; its figures stay in its own raw file).
+    overhead: reports.find((r) => r.overhead.length > 0)?.overhead ?? [],
     rows,
     notes: [
       ...new Set([

@@ -115,6 +115,10 @@ export function spaceToDepthCandidate(tunePass: TunePass): TuneCandidate {
   return {
     kind: 'spaceToDepth',
     time,
+    // Timed even when the budget is spent: on the H200 (run 62) the routes ran VideoMAE's patch
+    // backward-data in 0.30 ms against cuDNN's 4.5 ms, and run 64's autotune, its 2 s budget
+    // spent on three slow engine configs, never reached the route (3.2× PyTorch tuned's time).
+    alwaysTimed: true,
     *fromCache(core, pass, opts) {
       return yield* makeSpaceToDepth(core, pass, opts, tunePass);
     },
