@@ -14,6 +14,15 @@ import type {
   PlanRequest,
   TransposePlanRequest,
 } from './gpu-api.js';
+import {
+  cudnnSolutions,
+  describeAlgorithm,
+  errorText,
+  firstLine,
+  formatDriverVersion,
+  formatSearched,
+  solutionsOf,
+} from './stack-text.js';
 import { storageElement } from './tolerances.js';
 
 /** Options of {@link openGpu}. */
@@ -27,74 +36,8 @@ export interface OpenGpuOptions {
   onProgress?: (message: string) => void;
 }
 
-/** @internal The "Possible solutions" lines of a LibraryNotFoundError's message, or []. */
-export function solutionsOf(message: string | null | undefined): string[] {
-  const at = message?.indexOf('\nPossible solutions:\n') ?? -1;
-  if (!message || at < 0) return [];
-  return message
-    .slice(at + '\nPossible solutions:\n'.length)
-    .split('\n')
-    .filter((line) => line.startsWith('  - '))
-    .map((line) => line.slice(4));
-}
-
-/** @internal Format a CUDA driver version number (12040 → "12.4"). */
-export function formatDriverVersion(version: number | null | undefined): string {
-  if (typeof version !== 'number' || !Number.isFinite(version)) return 'unknown';
-  return `${Math.floor(version / 1000)}.${(version % 1000) / 10}`;
-}
-
-/** @internal One line per search attempt, whatever shape the probe reports it in. */
-export function formatSearched(searched: unknown): string[] {
-  if (!Array.isArray(searched)) return [];
-  return searched.map((entry) => {
-    if (typeof entry === 'string') return `    ${entry}`;
-    if (entry && typeof entry === 'object') {
-      const { path, error } = entry as { path?: unknown; error?: unknown };
-      return `    ${String(path)}${error ? `: ${String(error)}` : ''}`;
-    }
-    return `    ${String(entry)}`;
-  });
-}
-
-/** @internal A readable name for whatever `Conv3dPlan.algorithm(pass)` returns. */
-export function describeAlgorithm(info: unknown): string {
-  if (info === null || info === undefined) return '?';
-  if (typeof info === 'string') return info;
-  if (typeof info === 'object') {
-    const record = info as Record<string, unknown>;
-    const path = typeof record.path === 'string' ? `${record.path}: ` : '';
-    for (const key of ['name', 'label', 'engine', 'algo']) {
-      const value = record[key];
-      if (typeof value === 'string' && value.length > 0) return `${path}${value}`;
-    }
-    return JSON.stringify(info, (_k, v) => (typeof v === 'bigint' ? `${v}` : v));
-  }
-  return String(info);
-}
-
-function firstLine(text: string | null | undefined): string {
-  return text ? (text.split('\n')[0] ?? text) : 'no reason given';
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function unavailable(reason: string, details: string[], solutions: string[] = []): GpuOpenResult {
   return { available: false, reason, details, solutions };
-}
-
-/** cuDNN's own "Possible solutions": `load()` throws them when the probe found no cuDNN. */
-export function cudnnSolutions(
-  cudnn: Pick<typeof import('@baracuda/cudnn-sys'), 'load'>,
-): string[] {
-  try {
-    cudnn.load();
-    return [];
-  } catch (error) {
-    return solutionsOf(errorText(error));
-  }
 }
 
 /**
@@ -298,108 +241,5 @@ function gpuPlan(plan: KernelsPlan): GpuPlan {
     algorithmName: (pass) => describeAlgorithm(plan.algorithm(pass)),
     deterministic: () => plan.precisionGuarantee().deterministic,
     dispose: () => plan.dispose(),
-  };
-}
-
-/** What `baracuda doctor` reports: the GPU stack as this process finds it. */
-export interface StackReport {
-  readonly driver: {
-    readonly available: boolean;
-    /** e.g. "13.0", or null when no driver loaded. */
-    readonly version: string | null;
-    readonly libraryPath: string | null;
-    /** The first line of why it is unavailable, or null. */
-    readonly reason: string | null;
-  };
-  readonly devices: ReadonlyArray<{
-    readonly ordinal: number;
-    readonly name: string;
-    readonly computeCapability: string;
-    readonly totalMemory: number;
-  }>;
-  readonly cudnn: {
-    readonly available: boolean;
-    /** e.g. "9.14.0", or null. */
-    readonly version: string | null;
-    readonly libraryPath: string | null;
-    readonly reason: string | null;
-  };
-  /** Known cuDNN defects whose version range holds the loaded cuDNN (kernels' CONV3D_ERRATA). */
-  readonly errata: ReadonlyArray<{ readonly id: string; readonly description: string }>;
-  /** What to do, in the libraries' own words; empty when nothing is missing. */
-  readonly solutions: readonly string[];
-}
-
-/** Inspect the driver, the GPUs, cuDNN and the errata in force. Never throws. */
-export async function inspectStack(): Promise<StackReport> {
-  let driver: typeof import('@baracuda/driver');
-  let cudnn: typeof import('@baracuda/cudnn-sys');
-  let kernels: typeof import('@baracuda/kernels');
-  try {
-    driver = await import('@baracuda/driver');
-    cudnn = await import('@baracuda/cudnn-sys');
-    kernels = await import('@baracuda/kernels');
-  } catch (error) {
-    const reason = firstLine(errorText(error));
-    const missing = { available: false, version: null, libraryPath: null, reason };
-    return {
-      driver: missing,
-      devices: [],
-      cudnn: missing,
-      errata: [],
-      solutions: solutionsOf(errorText(error)),
-    };
-  }
-  const solutions: string[] = [];
-  const gpu = driver.probe();
-  if (!gpu.available) solutions.push(...solutionsOf(gpu.reason));
-  const devices: StackReport['devices'][number][] = [];
-  for (let ordinal = 0; gpu.available && ordinal < gpu.deviceCount; ordinal++) {
-    try {
-      const device = driver.Device.get(ordinal);
-      const { major, minor } = device.computeCapability;
-      devices.push({
-        ordinal,
-        name: device.name,
-        computeCapability: `${major}.${minor}`,
-        totalMemory: device.totalMemory,
-      });
-    } catch (error) {
-      devices.push({
-        ordinal,
-        name: `(${firstLine(errorText(error))})`,
-        computeCapability: '?',
-        totalMemory: 0,
-      });
-    }
-  }
-  const dnn = cudnn.probe();
-  if (!dnn.available) solutions.push(...cudnnSolutions(cudnn));
-  const raw = dnn.version?.raw;
-  const errata =
-    raw === undefined
-      ? []
-      : kernels.CONV3D_ERRATA.filter((e) => raw >= e.fromVersion && raw < e.toVersion).map((e) => ({
-          id: e.id,
-          description: e.description,
-        }));
-  return {
-    driver: {
-      available: gpu.available,
-      version: gpu.driverVersion === null ? null : formatDriverVersion(gpu.driverVersion),
-      libraryPath: gpu.libraryPath,
-      reason: gpu.available ? null : firstLine(gpu.reason),
-    },
-    devices,
-    cudnn: {
-      available: dnn.available,
-      version: dnn.version
-        ? `${dnn.version.major}.${dnn.version.minor}.${dnn.version.patch}`
-        : null,
-      libraryPath: dnn.libraryPath,
-      reason: dnn.available ? null : firstLine(dnn.reason),
-    },
-    errata,
-    solutions: [...new Set(solutions)],
   };
 }

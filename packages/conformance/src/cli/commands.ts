@@ -1,7 +1,8 @@
 /** The CLI's dispatcher: `doctor`, `demo`, `check`, `bench`, `--help`, `--version`. */
 import { BaracudaError } from '@baracuda/types';
 import type { GpuOpenResult } from '../check/gpu-api.js';
-import { inspectStack, openGpu, type StackReport } from '../check/stack.js';
+import { inspectStack, type StackReport } from '../check/inspect.js';
+import { openGpu } from '../check/stack.js';
 import { UsageError } from './args.js';
 import { CHECK_HELP, checkCommand } from './check.js';
 import { DEMO_HELP, demoCommand } from './demo.js';

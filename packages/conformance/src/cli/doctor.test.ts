@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StackReport } from '../check/stack.js';
-import { solutionsOf } from '../check/stack.js';
+import type { StackReport } from '../check/inspect.js';
+import { solutionsOf } from '../check/stack-text.js';
 import { main } from './commands.js';
 import { doctorLines, gpuRunPossible } from './doctor.js';
 import type { CliIo } from './io.js';

@@ -1,5 +1,5 @@
 /** `doctor`: what this machine has for a GPU run, and what to install or set when it is not enough. */
-import type { StackReport } from '../check/stack.js';
+import type { StackReport } from '../check/inspect.js';
 import { parseFlags } from './args.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from './version.js';
