@@ -7,10 +7,11 @@ import type { Fixtures, PackageCorpus, Prepared } from '../model.js';
 import { track } from '../track.js';
 import { arg, member, memberLabel, prop, self, type TargetSpec, targetsOf } from './build.js';
 import { newStream } from './driver-values.js';
+import { EPILOGUE_SLOTS, EPILOGUE_SPECS } from './kernels-epilogue.js';
 import { TRANSPOSE_SPECS } from './kernels-transpose.js';
 import { KERNELS_VALUES, operand, smallDescriptor } from './kernels-values.js';
 
-const { Conv3dDescriptor, Conv3dPlan, Epilogue } = kernels;
+const { Conv3dDescriptor, Conv3dPlan } = kernels;
 const api = kernels as unknown as Record<string, (...args: unknown[]) => unknown>;
 
 /** A plain function of the package, called with `args`. */
@@ -106,60 +107,6 @@ function select(id: 'select' | 'selectSync'): TargetSpec {
         return plan;
       },
     }),
-  };
-}
-
-/** The epilogue options' slots (the activation relu, so slope, min and max are refused whatever they are). */
-const EPILOGUE_SLOTS = (i: number) => [
-  arg(i, 'epilogueOptions'),
-  prop(i, 'bias', 'optionalBool'),
-  prop(i, 'residual', 'optionalBool'),
-  prop(i, 'activation', 'activation'),
-];
-
-/** A method or getter of an epilogue. */
-function epilogueMember(name: string): TargetSpec {
-  return {
-    id: `Epilogue#${name}`,
-    slots: [self('selfNoDispose')],
-    prepare: () => ({
-      self: Epilogue.create({ bias: true, activation: 'relu' }),
-      args: [],
-      call: member(Epilogue.prototype, name),
-    }),
-  };
-}
-
-/** runBwEpilogue on a plan whose descriptor has bias + ReLU: dy, y, dyPre and dBias swept. */
-function runBwEpilogue(): TargetSpec {
-  return {
-    id: 'Conv3dPlan#runBwEpilogue',
-    hasVictim: true,
-    slots: [
-      self('self'),
-      arg(0, 'runArgs'),
-      ...['dy', 'y', 'dyPre', 'dBias'].map((field) => prop(0, field, 'tensorArg')),
-      prop(0, 'dy.devicePtr', 'tensorPtr'),
-      prop(0, 'stream', 'runStream'),
-    ],
-    prepare: (f): Prepared => {
-      const d = smallDescriptor().withEpilogue({ bias: true, activation: 'relu' });
-      const plan = track(f, Conv3dPlan.selectSync(newStream(f), d), (p) => p.dispose());
-      const y = d.yElements * 4;
-      return {
-        self: plan,
-        args: [
-          {
-            dy: operand(f, y),
-            y: operand(f, y),
-            dyPre: operand(f, y),
-            dBias: operand(f, d.cOut * 4),
-          },
-        ],
-        call: member(Conv3dPlan.prototype, 'runBwEpilogue'),
-        victim: () => plan.dispose(),
-      };
-    },
   };
 }
 
@@ -323,31 +270,6 @@ const SPECS: TargetSpec[] = [
     ...descriptorMethod('withEpilogue', [{ bias: true, activation: 'relu' }], []),
     slots: [self('selfNoDispose'), ...EPILOGUE_SLOTS(0)],
   },
-  {
-    id: 'Epilogue()',
-    slots: [arg(0, 'ctorArgument')],
-    baselineAcceptable: false,
-    prepare: () => ({
-      self: undefined,
-      args: [],
-      call: (_s, a) => Reflect.construct(Epilogue as unknown as new () => unknown, a),
-    }),
-  },
-  {
-    id: 'Epilogue.create',
-    slots: EPILOGUE_SLOTS(0),
-    prepare: () => ({
-      self: Epilogue,
-      args: [{ bias: true, activation: 'relu' }],
-      call: (_s, a) => Epilogue.create(a[0] as kernels.EpilogueOptions),
-    }),
-  },
-  {
-    id: 'Epilogue.NONE',
-    slots: [],
-    prepare: () => ({ self: Epilogue, args: [], call: () => Epilogue.NONE }),
-  },
-  ...['isNone', 'backwardInput', 'describe', 'toString'].map(epilogueMember),
   descriptorMethod('validate', ['f32'], ['optionalElement']),
   ...[
     'outputDims',
@@ -405,7 +327,7 @@ const SPECS: TargetSpec[] = [
     ['dy', 'y'],
     ['dw', 'w'],
   ]),
-  runBwEpilogue(),
+  ...EPILOGUE_SPECS,
   planMethod('dispose', none, [self('selfDisposeOk')]),
   planMethod(Symbol.dispose, none, [self('selfDisposeOk')]),
   planMethod('disposed', none, [self('selfDisposeOk')]),
