@@ -27,6 +27,7 @@ import type { BenchCase, BenchOutputs, BenchReport, TorchColumn } from './types.
 
 export { BENCH_USAGE, type BenchOptions, parseBenchArgs, QUICK_CASES } from './args.js';
 export { matchTorch, summarize, verdictOf, withMetrics } from './compare.js';
+export { decideCap } from './group.js';
 export {
   convBytes,
   convFlops,
@@ -42,7 +43,6 @@ export { MERGE_USAGE, mergeReports, parseMergeArgs } from './merge.js';
 export { renderPage } from './page.js';
 export { renderMarkdown, renderSvg } from './render.js';
 export { planGroups } from './rows.js';
-export { decideCap } from './runner.js';
 export { splitIntoShards } from './shards.js';
 export { buildTorchJob, parseTorchResults, type TorchJob } from './torch.js';
 export type * from './types.js';

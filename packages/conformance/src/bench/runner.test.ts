@@ -3,9 +3,11 @@ import { parseBenchArgs } from './args.js';
 import { PEAK_GEMM_CASE } from './backend.js';
 import { FakeBackend } from './fake-backend.test-helpers.js';
 import { BIG, SMALL } from './fixtures.test-helpers.js';
+import { benchGroup, decideCap } from './group.js';
 import { convFlops } from './math.js';
+import { measureOverhead, measurePeaks } from './peaks-overhead.js';
 import { planGroups } from './rows.js';
-import { benchGroup, decideCap, measureOverhead, measurePeaks, runBenchReport } from './runner.js';
+import { runBenchReport } from './runner.js';
 import type { TorchTurns } from './torch-worker.js';
 import type { BenchGroup, TorchColumn, TorchInfo } from './types.js';
 
