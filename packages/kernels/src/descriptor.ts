@@ -17,6 +17,7 @@ import {
   type PaddingSpec,
   samePadding,
 } from './padding.js';
+import { problemFields } from './problem-fields.js';
 import { guardReceivers } from './receivers.js';
 
 export type { AsymmetricPadding, PaddingSpec } from './padding.js';
@@ -146,40 +147,7 @@ export class Conv3dDescriptor {
    * `validate()` (called by every derived getter and by `Conv3dPlan.select`) checks the values.
    */
   static create(problem: Conv3dProblem): Conv3dDescriptor {
-    if (typeof problem !== 'object' || problem === null) {
-      throw new InvalidArgumentError(
-        'problem',
-        'an object {batch, cIn, dIn, hIn, wIn, cOut, dFilt, hFilt, wFilt, element}',
-        problem,
-      );
-    }
-    return new Conv3dDescriptor(FACTORY_TOKEN, {
-      batch: problem.batch,
-      cIn: problem.cIn,
-      dIn: problem.dIn,
-      hIn: problem.hIn,
-      wIn: problem.wIn,
-      cOut: problem.cOut,
-      dFilt: problem.dFilt,
-      hFilt: problem.hFilt,
-      wFilt: problem.wFilt,
-      element: problem.element,
-      padD: 0,
-      padH: 0,
-      padW: 0,
-      padAfterD: 0,
-      padAfterH: 0,
-      padAfterW: 0,
-      paddingMode: 'explicit',
-      strideD: 1,
-      strideH: 1,
-      strideW: 1,
-      dilationD: 1,
-      dilationH: 1,
-      dilationW: 1,
-      groups: 1,
-      layout: 'ncdhw',
-    });
+    return new Conv3dDescriptor(FACTORY_TOKEN, problemFields(problem));
   }
 
   #fields(): Fields {

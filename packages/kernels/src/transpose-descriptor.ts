@@ -12,6 +12,7 @@ import { elementInfo } from './compat.js';
 import { Conv3dDescriptor, type Conv3dLayout, type Conv3dProblem } from './descriptor.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import { type AsymmetricPadding, describePadding, explicitPadding } from './padding.js';
+import { problemFields } from './problem-fields.js';
 import { guardReceivers } from './receivers.js';
 import { checkTransposeFields, type TransposeFields } from './transpose-validate.js';
 
@@ -113,42 +114,11 @@ export class ConvTranspose3dDescriptor {
 
   /** Describe a transposed convolution; `validate()` checks the values. */
   static create(problem: ConvTranspose3dProblem): ConvTranspose3dDescriptor {
-    if (typeof problem !== 'object' || problem === null) {
-      throw new InvalidArgumentError(
-        'problem',
-        'an object {batch, cIn, dIn, hIn, wIn, cOut, dFilt, hFilt, wFilt, element}',
-        problem,
-      );
-    }
     return new ConvTranspose3dDescriptor(FACTORY_TOKEN, {
-      batch: problem.batch,
-      cIn: problem.cIn,
-      dIn: problem.dIn,
-      hIn: problem.hIn,
-      wIn: problem.wIn,
-      cOut: problem.cOut,
-      dFilt: problem.dFilt,
-      hFilt: problem.hFilt,
-      wFilt: problem.wFilt,
-      element: problem.element,
-      padD: 0,
-      padH: 0,
-      padW: 0,
-      padAfterD: 0,
-      padAfterH: 0,
-      padAfterW: 0,
-      paddingMode: 'explicit',
+      ...problemFields(problem),
       outputPaddingD: 0,
       outputPaddingH: 0,
       outputPaddingW: 0,
-      strideD: 1,
-      strideH: 1,
-      strideW: 1,
-      dilationD: 1,
-      dilationH: 1,
-      dilationW: 1,
-      groups: 1,
-      layout: 'ncdhw',
     });
   }
 
