@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: consumer info abi abi-nccl nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: consumer info abi abi-nccl nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget quick-probe leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
 #         check-epilogue bench-layer
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
@@ -61,6 +61,9 @@ for phase in "$@"; do
     # Time to a plan per selection mode (first, quick tune, bounded and unbounded autotune) and
     # each choice's time per call, on the suite's cuDNN (packages/kernels/scripts/budget-device-check.mjs).
     budget) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run budget 240 $NODE --max-old-space-size=16384 .carry/kernels-budget-device-check.mjs ;;
+    # Every candidate the quick tune and autotune would time on the default mode's cliff rows, each
+    # built and run once, and our routes forced (packages/kernels/scripts/quick-probe-device.mjs).
+    quick-probe) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run quick-probe 90 $NODE --max-old-space-size=16384 .carry/kernels-quick-probe-device.mjs ;;
     # The space-to-depth routes (patch GEMM, stem): kernels vs emulation, every pass x dtype x
     # layout forced on vs the f64 reference, and the route vs cuDNN on the suite's two shapes.
     s2d) run s2d 180 $NODE --max-old-space-size=16384 .carry/kernels-s2d-device-check.mjs ;;
