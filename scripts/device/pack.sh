@@ -18,12 +18,16 @@ echo "$commit" > .carry/commit.txt
 # The event-overhead script (the `events` phase) only with PACK_EVENTS=1: room is short (below).
 scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/epilogue-device-check kernels/scripts/layer-bench kernels/scripts/s2d-device-check kernels/scripts/budget-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check collectives/scripts/nccl-device-check kernels/scripts/tf32x3-device-check kernels/scripts/quick-probe-device"
 [ "${PACK_EVENTS:-0}" = 1 ] && scripts="$scripts kernels/scripts/event-overhead"
-rm -f .carry/kernels-event-overhead.mjs
+rm -f .carry/kernels-event-overhead.mjs .carry/chunk-*.mjs
+# One esbuild run over every script, split into shared chunks: the kernels library (its PTX
+# included, ~2.3 MiB) travels once instead of once per script. Each script keeps its name,
+# .carry/<package>-<script>.mjs, and imports the chunks beside it.
+entries=()
 for s in $scripts; do
-  name=$(echo "$s" | cut -d/ -f1)-$(basename "$s")
-  npx esbuild "packages/$s.mjs" --bundle --platform=node --format=esm --target=node20 \
-    --log-level=warning --outfile=".carry/$name.mjs"
+  entries+=("$(echo "$s" | cut -d/ -f1)-$(basename "$s")=packages/$s.mjs")
 done
+npx esbuild "${entries[@]}" --bundle --splitting --platform=node --format=esm --target=node20 \
+  --out-extension:.js=.mjs --chunk-names='chunk-[hash]' --log-level=warning --outdir=.carry
 # PACK_CONSUMER=1: what `consumer` (scripts/device/consumer.sh) installs there with npm, offline:
 # every package's tarball, node-addon-api, and npm itself (about 4 MiB).
 if [ "${PACK_CONSUMER:-0}" = 1 ]; then
