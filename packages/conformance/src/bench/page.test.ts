@@ -233,6 +233,37 @@ describe('bench page, costs and shards commands', () => {
     expect(pending.out.join('')).toContain('**No full run on this commit yet** (8654548)');
   });
 
+  it('bench page judges the goals by the geometry of the suite it is given, the shared one by default', () => {
+    const patchRow = (out: string[]) =>
+      out
+        .join('')
+        .split('\n')
+        .find((l) => l.startsWith('| Patch embedding as a GEMM |'));
+    const shared = io(dir);
+    expect(runPage(['merged.json'], shared.value)).toBe(0);
+    // The shared suite's videomae-patch is kernel = stride, no padding: its two rows count.
+    expect(patchRow(shared.out)).toContain('| **not met** | 0 of 2 |');
+    const padded = {
+      cases: [
+        {
+          name: 'videomae-patch',
+          n: 1,
+          c_in: 3,
+          c_out: 8,
+          in: [4, 32, 32],
+          k: [2, 16, 16],
+          pad: [0, 1, 1],
+          stride: [2, 16, 16],
+          dil: [1, 1, 1],
+        },
+      ],
+    };
+    writeFileSync(path.join(dir, 'padded-suite.json'), JSON.stringify(padded));
+    const other = io(dir);
+    expect(runPage(['merged.json', '--suite', 'padded-suite.json'], other.value)).toBe(0);
+    expect(patchRow(other.out)).toContain('| not measured | — |');
+  });
+
   it('bench page --out keeps the hand-written checks below the marker and rewrites the rest', () => {
     const file = path.join(dir, 'kept', 'RESULTS.md');
     mkdirSync(path.dirname(file), { recursive: true });
