@@ -44,12 +44,16 @@ export function goalsSection(out: string[], results: readonly GoalResult[] | und
 
 /** The rows furthest from their floor, ours and PyTorch's factor side by side. */
 export function furthestSection(out: string[], rows: readonly BenchRowResult[] | undefined): void {
-  out.push('', `## Furthest from the floor (our ${FURTHEST_LISTED} highest × floor)`, '');
+  out.push(
+    '',
+    `## Furthest from the floor (each case's highest × floor, top ${FURTHEST_LISTED})`,
+    '',
+  );
   out.push(
     '| row | ours × floor | PyTorch × floor | ours ms | floor ms |',
     '|---|---:|---:|---:|---:|',
   );
-  const listed = furthestFromFloor(rows ?? [], FURTHEST_LISTED);
+  const listed = furthestFromFloor(rows ?? [], FURTHEST_LISTED, (r) => r.case);
   if (listed.length === 0) {
     out.push('| (no run yet) | — | — | — | — |');
     return;

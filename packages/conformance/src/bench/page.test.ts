@@ -129,7 +129,7 @@ describe('renderPage', () => {
       '## Verdicts and geometric means (ours / PyTorch; below 1 is faster)',
       '## Every row: ours / PyTorch and verdict, per pass',
       '## Goals of issue 24, judged from this run',
-      '## Furthest from the floor (our 8 highest × floor)',
+      "## Furthest from the floor (each case's highest × floor, top 8)",
       '## Time to a plan, per group (s)',
       '## Host overhead, µs per call (tiny problem, 1,000 calls without a sync, median of 5)',
       '## Reproduce',

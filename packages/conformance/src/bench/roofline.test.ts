@@ -59,5 +59,11 @@ describe('roofline factors', () => {
       ['c3', 5],
       ['c2', 3],
     ]);
+    // One per key: the highest row of each.
+    const caseGroup = (r: (typeof rows)[number]) => (r.case === 'c2' ? 'x' : 'y');
+    expect(furthestFromFloor(rows, 3, caseGroup).map((e) => [e.row.case, e.ours])).toEqual([
+      ['c1', 5],
+      ['c2', 3],
+    ]);
   });
 });

@@ -51,14 +51,27 @@ export function factorsCell(row: BenchRowResult | undefined): string {
     : `${factorText(f.ours)}/${factorText(f.torch)}`;
 }
 
-/** The `count` rows with our highest factor, highest first (ties in the report's order). */
+/**
+ * The `count` rows with our highest factor, highest first (ties in the report's order); with
+ * `keyOf`, only the highest row of each key (e.g. one per case).
+ */
 export function furthestFromFloor(
   rows: readonly BenchRowResult[],
   count: number,
+  keyOf?: (row: BenchRowResult) => string,
 ): { row: BenchRowResult; ours: number; torch?: number }[] {
-  return rows
+  const sorted = rows
     .map((row) => ({ row, ...rowFactors(row) }))
     .filter((e): e is { row: BenchRowResult; ours: number; torch?: number } => e.ours !== undefined)
-    .sort((a, b) => b.ours - a.ours)
-    .slice(0, count);
+    .sort((a, b) => b.ours - a.ours);
+  const seen = new Set<string>();
+  const kept = keyOf
+    ? sorted.filter((e) => {
+        const key = keyOf(e.row);
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      })
+    : sorted;
+  return kept.slice(0, count);
 }
