@@ -13,7 +13,7 @@ import { groupCostsFromReports, groupCostsModule } from './costs.js';
 import { readReport } from './merge.js';
 import { readmeLine, renderPage, splitPage } from './page.js';
 import { groupKey, planGroups } from './rows.js';
-import { planShards } from './shards.js';
+import { fitsBudget, PLAN_MARGIN, planShards, shardCountFor } from './shards.js';
 import type { BenchReport } from './types.js';
 
 /** The streams and folder a command uses; tests pass their own. */
@@ -23,14 +23,16 @@ export interface CommandIo {
   cwd: string;
 }
 
-export const PAGE_USAGE = `Usage: baracuda-conformance bench page <merged.json> [--out <RESULTS.md>] [--raw <link>]
+export const PAGE_USAGE = `Usage: baracuda-conformance bench page <merged.json> [--out <RESULTS.md>] [--raw <link>] [--suite <file>]
        baracuda-conformance bench page --pending [--commit <sha>] [--out <RESULTS.md>]
 
 Renders the results page from the merged report of one run (bench merge): verdicts, geometric
-means, every row against both PyTorch columns, time to a plan, host overhead, and the commands
-that reproduce it; prints the README's benchmark line to stderr. --raw is the link to the JSON
-written on the page (default: its path relative to the page). --pending renders the frame that
-says no run exists on this commit yet.
+means, issue 24's goals row by row, every row against both PyTorch columns with its roofline
+factor, time to a plan, host overhead, and the commands that reproduce it; prints the README's
+benchmark line to stderr. --raw is the link to the JSON written on the page (default: its path
+relative to the page). --suite names the suite file the run measured, whose case geometry the
+goals' shape rules read (default: the shared suite). --pending renders the frame that says no
+run exists on this commit yet.
 `;
 
 function write(file: string, text: string): void {
@@ -57,6 +59,7 @@ export function runPage(argv: string[], io: CommandIo): number {
       {
         out: { type: 'string' },
         raw: { type: 'string' },
+        suite: { type: 'string' },
         pending: { type: 'boolean' },
         commit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -88,7 +91,10 @@ export function runPage(argv: string[], io: CommandIo): number {
       );
     }
     const rawPath = values.raw ?? path.relative(path.dirname(out ?? file), file);
-    const page = renderPage({ report, rawPath });
+    const cases = values.suite
+      ? loadSuite(path.resolve(io.cwd, values.suite))
+      : SHARED_SUITE.map((c) => ({ ...c }));
+    const page = renderPage({ report, rawPath, cases });
     if (out) writePage(out, page);
     else io.stdout(page);
     io.stderr(`README line: ${readmeLine(report)}\n`);
@@ -129,11 +135,12 @@ export function runCosts(argv: string[], io: CommandIo): number {
   }
 }
 
-export const SHARDS_USAGE = `Usage: baracuda-conformance bench shards <M> [--carried] [bench options]
+export const SHARDS_USAGE = `Usage: baracuda-conformance bench shards <M|auto> [--carried] [--time-budget-s <s>] [bench options]
 
 Prints which groups each of M shards measures (bench --shard k/M with the same options) and
 each shard's estimated seconds, from the cost table. --carried: estimate with a carried
-autotune cache (no cold autotune).
+autotune cache (no cold autotune). With --time-budget-s, says whether each shard fits the
+budget with the planning margin (the estimate × ${PLAN_MARGIN}); auto: the fewest shards that all fit.
 `;
 
 /** `bench shards`. */
@@ -143,20 +150,35 @@ export function runShards(argv: string[], io: CommandIo): number {
       io.stdout(SHARDS_USAGE);
       return 0;
     }
-    const count = Number(argv[0]);
-    if (!(Number.isSafeInteger(count) && count >= 1 && count <= 64))
-      throw new InvalidArgumentError('<M>', 'a shard count from 1 to 64', argv[0]);
+    const auto = argv[0] === 'auto';
+    const asked = Number(argv[0]);
+    if (!auto && !(Number.isSafeInteger(asked) && asked >= 1 && asked <= 64))
+      throw new InvalidArgumentError('<M>', "a shard count from 1 to 64 or 'auto'", argv[0]);
     const rest = argv.slice(1);
     const carried = rest.includes('--carried');
     const options = parseBenchArgs(rest.filter((a) => a !== '--carried'));
+    const budget = options.timeBudgetS;
+    if (auto && !(budget > 0))
+      throw new InvalidArgumentError('--time-budget-s', "a budget in seconds with 'auto'", budget);
     const cases = options.suite
       ? loadSuite(path.resolve(io.cwd, options.suite))
       : SHARED_SUITE.map((c) => ({ ...c }));
     const { groups } = planGroups(cases, options);
+    const count = auto ? shardCountFor(groups, budget, options, carried) : asked;
+    if (count === undefined)
+      throw new InvalidArgumentError(
+        '--time-budget-s',
+        'a budget that the longest group fits with the margin',
+        budget,
+      );
     const shards = planShards(groups, count, options, carried);
+    const fit = (seconds: number) =>
+      budget > 0
+        ? ` (× ${PLAN_MARGIN} = ${Math.round(seconds * PLAN_MARGIN)} s: ${fitsBudget(seconds, budget) ? 'fits' : 'does NOT fit'} ${budget} s)`
+        : '';
     const lines = shards.map(
       (s, i) =>
-        `shard ${i + 1}/${count}: ${Math.round(s.seconds)} s, ${s.groups.length} groups: ${s.groups.map(groupKey).join(', ')}`,
+        `shard ${i + 1}/${count}: ${Math.round(s.seconds)} s${fit(s.seconds)}, ${s.groups.length} groups: ${s.groups.map(groupKey).join(', ')}`,
     );
     const total = shards.reduce((sum, s) => sum + s.seconds, 0);
     io.stdout(`${lines.join('\n')}\ntotal: ${Math.round(total)} s over ${groups.length} groups\n`);

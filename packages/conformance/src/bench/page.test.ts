@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SHARED_SUITE } from '../suite/index.js';
 import { runCosts, runPage, runShards } from './commands.js';
 import { matchTorch, summarize } from './compare.js';
 import { PEAKS } from './fixtures.test-helpers.js';
@@ -34,6 +35,8 @@ function merged(): BenchReport {
         macs: 1,
         bytes: 1,
         sets: 1,
+        bestMs: 0.91,
+        floorMs: 0.3,
         modes: [
           mode('heuristic', [0.9, 0.91, 0.92], 40),
           mode('autotune', [1.2, 1.21, 1.22], 142_400),
@@ -125,6 +128,8 @@ describe('renderPage', () => {
     for (const heading of [
       '## Verdicts and geometric means (ours / PyTorch; below 1 is faster)',
       '## Every row: ours / PyTorch and verdict, per pass',
+      '## Goals of issue 24, judged from this run',
+      "## Furthest from the floor (each case's highest × floor, top 8)",
       '## Time to a plan, per group (s)',
       '## Host overhead, µs per call (tiny problem, 1,000 calls without a sync, median of 5)',
       '## Reproduce',
@@ -154,7 +159,8 @@ describe('renderPage', () => {
     );
     expect(page).toContain('| bwStep | 0.910× (2) | 1.210× (2) |');
     expect(page).toContain(
-      '| videomae-patch f16 ndhwc | 1.000 | 0.910 W | 1.210 L | 0.910 W | 1.210 L | 0.910 W | 1.210 L | 0.910 W | 1.210 L |',
+      // × floor: ours 0.91 / 0.3 ms, PyTorch 1 / 0.3 ms; bwStep against twice the floor.
+      '| videomae-patch f16 ndhwc | 1.000 | 0.910 W | 1.210 L | 3.0/3.3 | 0.910 W | 1.210 L | 3.0/3.3 | 0.910 W | 1.210 L | 3.0/3.3 | 0.910 W | 1.210 L | 1.5/1.7 |',
     );
     expect(page).toMatch(
       /Losses against PyTorch tuned \(8, worst first\): videomae-patch f16 ndhwc fw 1\.210×/,
@@ -227,6 +233,37 @@ describe('bench page, costs and shards commands', () => {
     expect(pending.out.join('')).toContain('**No full run on this commit yet** (8654548)');
   });
 
+  it('bench page judges the goals by the geometry of the suite it is given, the shared one by default', () => {
+    const patchRow = (out: string[]) =>
+      out
+        .join('')
+        .split('\n')
+        .find((l) => l.startsWith('| Patch embedding as a GEMM |'));
+    const shared = io(dir);
+    expect(runPage(['merged.json'], shared.value)).toBe(0);
+    // The shared suite's videomae-patch is kernel = stride, no padding: its two rows count.
+    expect(patchRow(shared.out)).toContain('| **not met** | 0 of 2 |');
+    const padded = {
+      cases: [
+        {
+          name: 'videomae-patch',
+          n: 1,
+          c_in: 3,
+          c_out: 8,
+          in: [4, 32, 32],
+          k: [2, 16, 16],
+          pad: [0, 1, 1],
+          stride: [2, 16, 16],
+          dil: [1, 1, 1],
+        },
+      ],
+    };
+    writeFileSync(path.join(dir, 'padded-suite.json'), JSON.stringify(padded));
+    const other = io(dir);
+    expect(runPage(['merged.json', '--suite', 'padded-suite.json'], other.value)).toBe(0);
+    expect(patchRow(other.out)).toContain('| not measured | — |');
+  });
+
   it('bench page --out keeps the hand-written checks below the marker and rewrites the rest', () => {
     const file = path.join(dir, 'kept', 'RESULTS.md');
     mkdirSync(path.dirname(file), { recursive: true });
@@ -259,7 +296,9 @@ describe('bench page, costs and shards commands', () => {
     expect(runCosts(['merged.json', '--out', 'costs.ts'], t.value)).toBe(0);
     const text = readFileSync(path.join(dir, 'costs.ts'), 'utf8');
     expect(text).toContain('export const GROUP_COSTS');
-    expect(text).toContain('"videomae-patch:f16:ndhwc": {"autotuneS":142.4,"torchSearchS":0.9,');
+    expect(text).toContain(
+      '"videomae-patch:f16:ndhwc": {"autotuneS":142.4,"heuristicSelectS":0.04,"torchSearchS":0.9,"torchFirstS":0.9,',
+    );
     expect(runCosts([], io(dir).value)).toBe(2);
   });
 
@@ -275,7 +314,25 @@ describe('bench page, costs and shards commands', () => {
     const bad = io(dir);
     expect(runShards(['0'], bad.value)).toBe(2);
     expect(bad.err.join('')).toContain(
-      'Expected a shard count from 1 to 64 for <M> but received "0" of type string',
+      `Expected a shard count from 1 to 64 or 'auto' for <M> but received "0" of type string`,
+    );
+  });
+
+  it('bench shards says whether each shard fits a budget, and auto finds the fewest that do', () => {
+    const fitting = io(dir);
+    const args = ['--cases', 'pointwise', '--vs-torch', '--time-budget-s', '450'];
+    expect(runShards(['2', ...args], fitting.value)).toBe(0);
+    expect(fitting.out.join('')).toMatch(/^shard 1\/2: \d+ s \(× 1\.3 = \d+ s: fits 450 s\), /);
+    const tight = io(dir);
+    expect(runShards(['1', '--vs-torch', '--time-budget-s', '450'], tight.value)).toBe(0);
+    expect(tight.out.join('')).toMatch(/^shard 1\/1: \d+ s \(× 1\.3 = \d+ s: does NOT fit 450 s\)/);
+    const auto = io(dir);
+    expect(runShards(['auto', '--vs-torch', '--time-budget-s', '450'], auto.value)).toBe(0);
+    expect(auto.out.join('')).toMatch(/^shard 1\/3: /);
+    const noBudget = io(dir);
+    expect(runShards(['auto', '--vs-torch'], noBudget.value)).toBe(2);
+    expect(noBudget.err.join('')).toContain(
+      "Expected a budget in seconds with 'auto' for --time-budget-s but received 0 of type number",
     );
   });
 });
@@ -291,6 +348,7 @@ describe('packages/conformance/RESULTS.md', () => {
       return;
     }
     const report = readReport(path.join(pkg, raw));
-    expect(page).toBe(renderPage({ report, rawPath: raw }));
+    const cases = SHARED_SUITE.map((c) => ({ ...c }));
+    expect(page).toBe(renderPage({ report, rawPath: raw, cases }));
   });
 });

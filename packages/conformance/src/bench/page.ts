@@ -4,9 +4,13 @@
  * none can drift. Without a report it renders the page's frame, saying no run exists yet. Pure.
  */
 import { GPU_BOUND_MS } from './compare.js';
+import { judgeGoals } from './goals.js';
 import { median } from './math.js';
+import { furthestSection, goalsSection } from './page-goals.js';
 import { formatMs, mdCell } from './render.js';
+import { factorsCell } from './roofline.js';
 import {
+  type BenchCase,
   type BenchPass,
   type BenchReport,
   type BenchRowResult,
@@ -29,6 +33,8 @@ export interface PageInput {
   rawPath?: string;
   /** The commit the page is for when there is no report (the commit it was written on). */
   commit?: string;
+  /** The geometry of the report's cases (the suite it ran), for the goals' shape rules. */
+  cases?: readonly BenchCase[];
 }
 
 const COLUMN_TITLE: Record<TorchColumn, string> = {
@@ -58,9 +64,9 @@ function byGroup(rows: readonly BenchRowResult[]): Map<string, BenchRowResult[]>
 const REPRODUCE = [
   'bash scripts/device/pack.sh            # here: build, bundle, record the commit in .carry/',
   '# on the GPU machine, one call per shard (scripts/device/session.sh suite-shard):',
-  'SHARD=1/3 bash scripts/device/session.sh suite-shard',
-  'SHARD=2/3 bash scripts/device/session.sh suite-shard',
-  'SHARD=3/3 bash scripts/device/session.sh suite-shard',
+  'SHARD=1/3 TIME_BUDGET_S=450 bash scripts/device/session.sh suite-shard',
+  'SHARD=2/3 TIME_BUDGET_S=450 bash scripts/device/session.sh suite-shard',
+  'SHARD=3/3 TIME_BUDGET_S=450 bash scripts/device/session.sh suite-shard',
   '# here, from the three bench-shard-*.json that came back:',
   'node packages/conformance/dist/cli.cjs bench merge --label suite --out packages/conformance/results/suite bench-shard-*.json',
   'node packages/conformance/dist/cli.cjs bench page packages/conformance/results/suite/bench-suite.json --out packages/conformance/RESULTS.md',
@@ -153,11 +159,11 @@ function summary(out: string[], r: BenchReport | undefined): void {
 function rowsTable(out: string[], r: BenchReport | undefined): void {
   out.push('', '## Every row: ours / PyTorch and verdict, per pass', '');
   out.push(
-    'd: our heuristic mode vs PyTorch default; t: our autotune vs PyTorch tuned. bwStep is the backward of a training step: our runBwData + runDw against one autograd backward computing dX and dW. Times in ms, round spreads and each round are in the JSON.',
+    "d: our heuristic mode vs PyTorch default; t: our autotune vs PyTorch tuned; × floor: the roofline factor, our best mode's time / the row's floor, then PyTorch's better column's / the floor (1.0 is the floor; the floor is the larger of FLOPs / the run's measured GEMM-shaped peak and x + w + y bytes / its measured copy bandwidth; bwStep's is twice one pass's). bwStep is the backward of a training step: our runBwData + runDw against one autograd backward computing dX and dW. Times in ms, round spreads and each round are in the JSON.",
     '',
   );
   const head = ['group', 'PyTorch default fw ms'];
-  for (const pass of PASS_ORDER) head.push(`${pass} d`, `${pass} t`);
+  for (const pass of PASS_ORDER) head.push(`${pass} d`, `${pass} t`, `${pass} × floor`);
   out.push(
     `| ${head.join(' | ')} |`,
     `|---|${head
@@ -179,7 +185,7 @@ function rowsTable(out: string[], r: BenchReport | undefined): void {
     const cells = [group.replace(/:/g, ' '), typeof fw === 'number' ? formatMs(fw) : '—'];
     for (const pass of PASS_ORDER) {
       const row = rows.find((x) => x.pass === pass);
-      cells.push(peerCell(row?.peers?.default), peerCell(row?.peers?.tuned));
+      cells.push(peerCell(row?.peers?.default), peerCell(row?.peers?.tuned), factorsCell(row));
     }
     out.push(`| ${cells.join(' | ')} |`);
   }
@@ -282,7 +288,9 @@ export function renderPage(input: PageInput): string {
   header(out, input);
   const r = input.report;
   summary(out, r);
+  goalsSection(out, r ? judgeGoals(r, input.cases ?? []) : undefined);
   rowsTable(out, r);
+  furthestSection(out, r?.rows);
   timeToPlan(out, r);
   overhead(out, r);
   out.push('', '## Reproduce', '', '```sh', ...REPRODUCE, '```', '');

@@ -321,6 +321,17 @@ describe('runBenchReport', () => {
     expect(first.peers?.default?.ratio).toBeCloseTo(0.505, 12);
     expect(first.peers?.tuned?.ratio).toBeCloseTo(0.404 / 0.5, 12);
     expect(first.torch?.tuned?.firstCallMs).toBe(900);
+    // Each measured group's wall time on every row of it (the shard table learns from it); none
+    // on a group the budget skipped.
+    const walls = report.rows
+      .filter(
+        (r) => `${r.case}${r.dtype}${r.layout}` === `${first.case}${first.dtype}${first.layout}`,
+      )
+      .map((r) => r.groupWallMs);
+    expect(walls).toHaveLength(3);
+    expect(walls[0]).toBeGreaterThan(0);
+    expect(new Set(walls).size).toBe(1);
+    expect(skipped[0]!.groupWallMs).toBeUndefined();
     expect(first.tflops).toBeGreaterThan(0);
     expect(first.provenance).toEqual({
       commit: 'abcdef1',

@@ -132,6 +132,7 @@ export async function runBenchReport(
     const elapsedS = (now() - started) / 1e3;
     const endS = elapsedS + (context.estimateS?.(group) ?? 0);
     let results: Map<BenchPass, ModeResult[]>;
+    let groupWallMs: number | undefined;
     if (options.timeBudgetS > 0 && (elapsedS > options.timeBudgetS || endS > options.timeBudgetS)) {
       if (!budgetHit) {
         notes.push(
@@ -149,6 +150,7 @@ export async function runBenchReport(
       log(
         `[${index + 1}/${groups.length}] ${groupKey(group)} (${group.sets} set${group.sets > 1 ? 's' : ''}), ${options.rounds} round${options.rounds > 1 ? 's' : ''}${columns.length > 0 ? ` in turns with PyTorch (${columns.join(', ')})` : ''}`,
       );
+      const groupStarted = now();
       results = await benchGroup(group, modesFor(group, options), options, backend, {
         rounds: options.rounds,
         afterRound: async (round) => {
@@ -157,6 +159,7 @@ export async function runBenchReport(
         },
       });
       for (const column of columns) await turns.get(column)!.release();
+      groupWallMs = now() - groupStarted;
     }
     for (const pass of group.passes) {
       const key = { case: group.case.name, dtype: group.dtype, layout: group.layout, pass };
@@ -167,6 +170,7 @@ export async function runBenchReport(
         bytes: convBytes(group.case, group.dtype),
         sets: group.sets,
         modes: results.get(pass) ?? [],
+        ...(groupWallMs === undefined ? {} : { groupWallMs }),
       };
       const withRow = withMetrics(row, caseByName.get(group.case.name) ?? group.case, peaks);
       rows.push(withRow);

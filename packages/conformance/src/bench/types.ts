@@ -172,6 +172,11 @@ export interface BenchRowResult extends BenchRowKey {
   provenance?: Provenance;
   /** In a merged report: the report the row came from (`<label> started <time>`). */
   source?: string;
+  /**
+   * Wall ms of the row's whole group in the run, from its first select to its last PyTorch turn
+   * (the same figure on every row of the group): what the shard split's cost table learns from.
+   */
+  groupWallMs?: number;
 }
 
 /** One PyTorch measurement, as the python script reports it. */
