@@ -192,7 +192,7 @@ describe('judgeGoals', () => {
     expect(g.verdict).toBe('not met');
   });
 
-  it('judges time to a plan per group: autotune vs PyTorch tuned where it ran, default otherwise', () => {
+  it('judges time to a plan per group: autotune vs PyTorch tuned where it ran, else the default mode against its bound', () => {
     const select = (mode: 'heuristic' | 'autotune', selectMs: number) => ({
       ...ok(mode, 1),
       selectMs,
@@ -206,7 +206,10 @@ describe('judgeGoals', () => {
     const defaultGroup = ['fw', 'bwData'].map((pass) =>
       row(`d|f32|ncdhw|${pass}`, [select('heuristic', 210)], { torch: { default: torch(1, 100) } }),
     );
-    expect(timeToPlanChecks([...tunedGroup, ...defaultGroup])).toEqual([
+    const slowGroup = ['fw'].map((pass) =>
+      row(`e|f16|ncdhw|${pass}`, [select('heuristic', 3001)], { torch: { default: torch(1, 5) } }),
+    );
+    expect(timeToPlanChecks([...tunedGroup, ...defaultGroup, ...slowGroup])).toEqual([
       {
         label: 'd f16 ndhwc',
         value: 'autotune vs PyTorch tuned 20.0 s / 30.0 s = 0.67×',
@@ -214,7 +217,12 @@ describe('judgeGoals', () => {
       },
       {
         label: 'd f32 ncdhw',
-        value: 'default vs PyTorch default 210 ms / 200 ms = 1.05×',
+        value: 'default 210 ms, bound 3.0 s (PyTorch default 200 ms)',
+        met: true,
+      },
+      {
+        label: 'e f16 ncdhw',
+        value: 'default 3.0 s, bound 3.0 s (PyTorch default 5.0 ms)',
         met: false,
       },
     ]);

@@ -50,13 +50,20 @@ export const GOAL_THRESHOLDS = {
   },
   timeToPlan: {
     title: 'Time to a plan',
-    wording: "Measure time-to-plan against PyTorch's first-call cost with `benchmark = True`",
+    wording:
+      "the default mode at a bounded first-select cost; autotune's time-to-plan measured against PyTorch's first-call cost with `benchmark = True`",
     /**
-     * Ours / PyTorch's first calls, at most; the issue names no factor, so: no slower to a plan.
-     * Our autotune against PyTorch tuned where the tuned column ran; our default mode against
-     * PyTorch default elsewhere.
+     * Where PyTorch's tuned column ran: our autotune's select / PyTorch tuned's first calls, at
+     * most (the issue names no factor, so: no slower to a plan than PyTorch tuned).
      */
     maxVsTorchFirstCall: 1,
+    /**
+     * Elsewhere, our default mode against the issue's "bounded first-select cost": its select of
+     * a group (three passes, each quick-tuned within 200 ms between candidates, plus plan builds
+     * and scratch) at most this many ms. PyTorch default's first call times nothing, so a ratio
+     * to it would only say that timing costs time.
+     */
+    maxDefaultSelectMs: 3000,
   },
   tf32x3: {
     title: 'Strict f32 on tensor cores (3xTF32)',
@@ -228,21 +235,28 @@ export function timeToPlanChecks(rows: readonly BenchRowResult[]): GoalCheck[] {
     };
     const select = (mode: string) => group[0]?.modes.find((m) => m.mode === mode)?.selectMs;
     const tuned = first('tuned');
-    const pair =
-      tuned !== undefined
-        ? { ours: select('autotune'), theirs: tuned, name: 'autotune vs PyTorch tuned' }
-        : {
-            ours: select('heuristic'),
-            theirs: first('default'),
-            name: 'default vs PyTorch default',
-          };
-    if (pair.ours === undefined || pair.theirs === undefined || !(pair.theirs > 0)) return [];
-    const ratio = pair.ours / pair.theirs;
+    const t = GOAL_THRESHOLDS.timeToPlan;
+    if (tuned === undefined) {
+      const ours = select('heuristic');
+      const theirs = first('default');
+      if (ours === undefined) return [];
+      const peer = theirs === undefined ? '' : ` (PyTorch default ${wall(theirs)})`;
+      return [
+        {
+          label: key,
+          value: `default ${wall(ours)}, bound ${wall(t.maxDefaultSelectMs)}${peer}`,
+          met: ours <= t.maxDefaultSelectMs,
+        },
+      ];
+    }
+    const ours = select('autotune');
+    if (ours === undefined || !(tuned > 0)) return [];
+    const ratio = ours / tuned;
     return [
       {
         label: key,
-        value: `${pair.name} ${wall(pair.ours)} / ${wall(pair.theirs)} = ${times(ratio)}`,
-        met: ratio <= GOAL_THRESHOLDS.timeToPlan.maxVsTorchFirstCall,
+        value: `autotune vs PyTorch tuned ${wall(ours)} / ${wall(tuned)} = ${times(ratio)}`,
+        met: ratio <= t.maxVsTorchFirstCall,
       },
     ];
   });
