@@ -9,6 +9,8 @@ import type { BenchRowResult } from './types.js';
 
 /** Rows listed as furthest from the floor. */
 const FURTHEST_LISTED = 8;
+/** A goal resting on more rows than this lists only those it missed. */
+const ROWS_LISTED = 12;
 
 const VERDICT_TEXT = { met: 'met', 'not met': '**not met**', 'not measured': 'not measured' };
 
@@ -34,9 +36,15 @@ export function goalsSection(out: string[], results: readonly GoalResult[] | und
   out.push('');
   for (const r of results) {
     const t = GOAL_THRESHOLDS[r.id];
+    // A goal over many rows (time to a plan: one a group) lists the misses and counts the rest.
+    const listed = r.checks.length > ROWS_LISTED ? r.checks.filter((c) => !c.met) : r.checks;
+    const rest = r.checks.length - listed.length;
     const rows =
       r.checks.length > 0
-        ? r.checks.map((c) => `${c.label} ${c.value} ${c.met ? '✓' : '✗'}`).join('; ')
+        ? [
+            ...listed.map((c) => `${c.label} ${c.value} ${c.met ? '✓' : '✗'}`),
+            ...(rest > 0 ? [`the other ${rest} ✓`] : []),
+          ].join('; ')
         : (r.note ?? 'no rows');
     out.push(`- **${t.title}** (${r.verdict}): ${mdCell(rows)}.`);
   }
