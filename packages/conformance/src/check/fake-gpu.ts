@@ -13,6 +13,7 @@ import {
 } from '@baracuda/types';
 import { elementCounts, outputDims, transposeOutputDims } from '../reference/index.js';
 import { passShapes, referencePass } from './conv.js';
+import { fakeStage } from './fake-stage.js';
 import type {
   GpuApi,
   GpuBuffer,
@@ -20,6 +21,7 @@ import type {
   GpuStream,
   Pass,
   PlanRequest,
+  StageRequest,
   TransposePlanRequest,
 } from './gpu-api.js';
 import { decode, encode, type StorageArray, storageArray } from './host.js';
@@ -214,6 +216,10 @@ export class FakeGpu implements GpuApi {
       (pass) => transposeShapes(problem, pass),
       (pass, a, b) => transposeReference(problem, pass, a, b),
     );
+  }
+
+  async selectStage(_stream: GpuStream, request: StageRequest) {
+    return fakeStage(request, (bytes) => this.alloc(bytes), this.faults);
   }
 
   private plan(

@@ -5,6 +5,8 @@
  */
 import type { DeviceSlice } from '@baracuda/types';
 import type { ConvProblem, TransposeProblem } from '../reference/index.js';
+import type { StageShape, StageTensor } from '../stage/shape.js';
+import type { StageAlgorithm, StageDtype } from '../stage/unet-stage.js';
 import type { CheckDtype } from './tolerances.js';
 
 /** A convolution pass. `bwFilter` is the plan's `runDw`. */
@@ -85,6 +87,24 @@ export interface TransposePlanRequest {
   readonly algorithm: AlgoMode;
 }
 
+/** How to set up a U-Net stage training step (stage/shape.ts): heuristic plans. */
+export interface StageRequest {
+  readonly shape: StageShape;
+  readonly dtype: StageDtype;
+}
+
+/** A U-Net stage on the GPU (stage/unet-stage.ts), seen through the demo's eyes. */
+export interface GpuStage {
+  /** Every tensor of the step, dense in the shape's layout. */
+  readonly tensors: Readonly<Record<StageTensor, GpuBuffer>>;
+  /** Enqueue the forward pass. */
+  forward(stream: GpuStream): void;
+  /** Enqueue the backward pass of ⟨y, dy⟩. */
+  backward(stream: GpuStream): void;
+  algorithms(): readonly StageAlgorithm[];
+  dispose(): void;
+}
+
 /** What the top of every report prints. */
 export interface GpuInfo {
   readonly deviceName: string;
@@ -109,6 +129,8 @@ export interface GpuApi {
    * one (its rows are unsupported).
    */
   selectTransposePlan?(stream: GpuStream, request: TransposePlanRequest): Promise<GpuPlan>;
+  /** A U-Net stage step's plans and tensors. Absent on a stack without one. */
+  selectStage?(stream: GpuStream, request: StageRequest): Promise<GpuStage>;
   /** Free and total device memory in bytes. */
   memoryInfo(): { free: number; total: number };
 }

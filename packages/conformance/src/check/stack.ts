@@ -5,6 +5,7 @@
  * machine without a GPU never load a native addon they do not need.
  */
 import type { Stream } from '@baracuda/driver';
+import { UnetStage } from '../stage/unet-stage.js';
 import type {
   GpuApi,
   GpuOpenResult,
@@ -12,6 +13,7 @@ import type {
   GpuStream,
   Pass,
   PlanRequest,
+  StageRequest,
   TransposePlanRequest,
 } from './gpu-api.js';
 import {
@@ -209,6 +211,11 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuOpenResu
           options.onProgress ? { onProgress: options.onProgress } : undefined,
         );
         return gpuPlan(plan);
+      },
+      selectStage: async (stream: GpuStream, request: StageRequest) => {
+        return UnetStage.create(kernels, stream as Stream, request.shape, request.dtype, (bytes) =>
+          driver.DeviceBuffer.alloc(bytes, { device }),
+        );
       },
     };
     return { available: true, api };

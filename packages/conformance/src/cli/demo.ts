@@ -39,7 +39,11 @@ import {
 import { LARGE_SAMPLE_POINTS, type SuiteCase } from '../suite/index.js';
 import { parseFlags, parseNonNegativeInteger, parsePositiveInteger } from './args.js';
 import { noGpuLines } from './check.js';
+import { DEMO_CONFIGS } from './demo-configs.js';
+import { cpuStageDemo, gpuStageDemo } from './demo-stage.js';
 import type { CliIo } from './io.js';
+
+export { DEMO_CONFIGS };
 
 /** The layer: the first encoder convolution of a 3-D U-Net at 64³ with 32 channels. */
 export const UNET_LAYER: SuiteCase = {
@@ -64,17 +68,6 @@ export const CPU_DEMO_LAYER: SuiteCase = {
   in: [32, 32, 32],
 };
 
-/**
- * What the demo tries, in order. bf16 channels-last (NDHWC) first: it is what a 3-D U-Net
- * trains in (bf16 has f32's range, so no loss scaling) and where tensor cores are fastest.
- * f32 NCDHW, strict, is the fallback every cuDNN supports.
- */
-export const DEMO_CONFIGS: ReadonlyArray<{ dtype: CheckDtype; layout: Layout }> = [
-  { dtype: 'bf16', layout: 'ndhwc' },
-  { dtype: 'f16', layout: 'ndhwc' },
-  { dtype: 'f32', layout: 'ncdhw' },
-];
-
 export const DEMO_HELP = `Usage: baracuda demo [options]
 
 Runs one 3-D U-Net layer (n=1, 32->32 channels, 64x64x64, k=3x3x3, pad 1) forward and backward
@@ -86,8 +79,18 @@ against the f64 CPU reference on sampled output points.
 Without a GPU it says so, lists what was searched, runs the CPU reference on a reduced layer
 (n=1, 8->8 channels, 32x32x32) and exits 0.
 
+With --stage it trains one step of a 3-D U-Net stage instead (n=1, 32 channels at 64x64x64):
+two conv + bias + ReLU (fused epilogue), a stride-2 down convolution to 64 channels (+ bias +
+ReLU), a stride-2 transposed convolution back to 64x64x64; forward, then backward (the
+epilogue's dyPre and bias gradient, backward-data and weight gradient of every layer). Every
+activation and gradient is checked against the f64 reference layer by layer (each layer from
+the GPU's own inputs, outputs poisoned first, sampled points), and the forward, backward and
+step times are printed (CUDA events, median of --reps). Without a GPU: the f64 reference of a
+reduced stage (n=1, 4->8 channels, 16x16x16), its gradients spot-checked by finite differences.
+
 Options:
-  --reps <n>     timed repetitions per pass (default: 20)
+  --stage        the U-Net stage training step instead of the single layer
+  --reps <n>     timed repetitions per pass, or per step with --stage (default: 20)
   --device <n>   CUDA device ordinal (default: 0)
   --cpu          run the CPU reference part only, even with a GPU
   -h, --help     this text`;
@@ -294,6 +297,7 @@ export async function demoCommand(
     reps: { type: 'string' },
     device: { type: 'string' },
     cpu: { type: 'boolean' },
+    stage: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -302,14 +306,20 @@ export async function demoCommand(
   }
   const reps = parsePositiveInteger('--reps', values.reps) ?? 20;
   const device = parseNonNegativeInteger('--device', values.device) ?? 0;
-  io.out('baracuda demo: one 3-D U-Net layer, forward and backward');
+  const stage = values.stage === true;
+  io.out(
+    stage
+      ? 'baracuda demo --stage: one 3-D U-Net stage training step, forward and backward'
+      : 'baracuda demo: one 3-D U-Net layer, forward and backward',
+  );
   if (!values.cpu) {
     const gpu = await open(device);
-    if (gpu.available) return gpuDemo(gpu.api, io, reps);
+    if (gpu.available) return stage ? gpuStageDemo(gpu.api, io, reps) : gpuDemo(gpu.api, io, reps);
     for (const line of noGpuLines(gpu)) io.out(line);
     io.out('Running the CPU reference instead, so you can see what the demo computes.');
     io.out('');
   }
-  cpuDemo(io);
+  if (stage) cpuStageDemo(io);
+  else cpuDemo(io);
   return 0;
 }

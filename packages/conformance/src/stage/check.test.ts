@@ -7,12 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../reference/index.js';
 import { checkStageStep, STAGE_FILTER_POINTS } from './check.js';
 import { type StageParams, stageBackward, stageForward } from './reference.js';
-import {
-  STAGE_OUTPUTS,
-  type StageShape,
-  type StageTensor,
-  stageElementCounts,
-} from './shape.js';
+import { STAGE_OUTPUTS, type StageShape, type StageTensor, stageElementCounts } from './shape.js';
 
 function step(shape: StageShape): Record<StageTensor, Float64Array> {
   const random = seededRandom(5);

@@ -82,7 +82,12 @@ export function checkStageStep(
     const indices = pick(got.length, points);
     const want = reference(indices);
     const sampled = Float64Array.from(indices, (i) => got[i]!);
-    rows.push({ tensor, error: relL2(sampled, want), points: indices.length, unwritten: countNaN(got) });
+    rows.push({
+      tensor,
+      error: relL2(sampled, want),
+      points: indices.length,
+      unwritten: countNaN(got),
+    });
   };
   const layerForward = (
     tensor: StageTensor,

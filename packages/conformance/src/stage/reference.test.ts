@@ -32,12 +32,8 @@ function setup(shape: StageShape, seed: number) {
   return { params, x: values(n.x, random), dy: values(n.dy, random) };
 }
 
-const loss = (
-  shape: StageShape,
-  params: StageParams,
-  x: Float64Array,
-  dy: Float64Array,
-): number => dot(stageForward(shape, params, x).y, dy);
+const loss = (shape: StageShape, params: StageParams, x: Float64Array, dy: Float64Array): number =>
+  dot(stageForward(shape, params, x).y, dy);
 
 describe.each(['ncdhw', 'ndhwc'] as const)('the stage reference step (%s)', (layout) => {
   const shape: StageShape = { n: 1, c: 2, cDown: 3, size: [4, 4, 4], layout };
@@ -72,9 +68,7 @@ describe.each(['ncdhw', 'ndhwc'] as const)('the stage reference step (%s)', (lay
         checked++;
       }
     }
-    expect(checked).toBe(
-      Object.values(params).reduce((sum, p) => sum + p.length, 0) + x.length,
-    );
+    expect(checked).toBe(Object.values(params).reduce((sum, p) => sum + p.length, 0) + x.length);
     // Not a vacuous pass: the ReLUs neither pass nor block everything, and every gradient moves.
     for (const a of [acts.a1, acts.a2, acts.a3]) {
       const zeros = a.filter((v) => v === 0).length;
@@ -82,7 +76,10 @@ describe.each(['ncdhw', 'ndhwc'] as const)('the stage reference step (%s)', (lay
       expect(zeros).toBeLessThan(a.length);
     }
     for (const [name, , gradient] of targets) {
-      expect(gradient.some((v) => v !== 0), name).toBe(true);
+      expect(
+        gradient.some((v) => v !== 0),
+        name,
+      ).toBe(true);
     }
   });
 

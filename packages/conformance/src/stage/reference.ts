@@ -5,13 +5,13 @@
  * `stageBackward` chain them from the step's inputs. The loss is ⟨y, dy⟩ (dy the upstream gradient).
  */
 import {
+  type ConvProblem,
   conv3dBackwardData,
   conv3dBackwardFilter,
   conv3dForward,
   convTranspose3dBackwardData,
   convTranspose3dBackwardFilter,
   convTranspose3dForward,
-  type ConvProblem,
   epilogueBackward,
   epilogueForward,
 } from '../reference/index.js';

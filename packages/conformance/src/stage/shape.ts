@@ -122,7 +122,10 @@ export function downSize(shape: StageShape): Triple {
 }
 
 /** The convolution problems of conv1, conv2 (same problem) and down. */
-export function stageConvProblem(shape: StageShape, layer: 'conv1' | 'conv2' | 'down'): ConvProblem {
+export function stageConvProblem(
+  shape: StageShape,
+  layer: 'conv1' | 'conv2' | 'down',
+): ConvProblem {
   checkStageShape(shape);
   const down = layer === 'down';
   return {
