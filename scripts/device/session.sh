@@ -3,7 +3,7 @@
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
 # Phases: consumer info abi abi-nccl nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget quick-probe leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
-#         check-epilogue bench-layer
+#         check-epilogue bench-layer bench-stage demo-stage
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
 #   SHARD=1/3 bash scripts/device/session.sh suite-shard
 # writes $OUT/bench-shard-1-of-3.json for `bench merge` (packages/conformance/bench/README.md).
@@ -71,6 +71,10 @@ for phase in "$@"; do
     check-epilogue) run check-epilogue 120 $NODE .carry/kernels-epilogue-device-check.mjs ;;
     # Conv + bias + ReLU forward, ours against PyTorch eager, in turns (scripts/device/bench-layer.sh).
     bench-layer) run bench-layer 150 env NODE=$NODE bash scripts/device/bench-layer.sh "$LOGS" ;;
+    # A U-Net stage training step, ours against PyTorch eager / CUDA graphs / torch.compile, in turns,
+    # round 1 checked against the f64 reference and PyTorch (scripts/device/bench-stage.sh).
+    # torch.compile only in round 1 and only inside STAGE_COMPILE_BUDGET_S of the torch process.
+    bench-stage) run bench-stage 240 env NODE=$NODE STAGE_COMPILE_BUDGET_S=${STAGE_COMPILE_BUDGET_S:-75} bash scripts/device/bench-stage.sh "$LOGS" ;;
     check-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-919 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-919.json" ${CHECK919_ARGS:-} ;;
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs
@@ -134,6 +138,8 @@ for phase in "$@"; do
     ncu) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN OUT="$LOGS" run ncu 300 bash scripts/device/ncu-rows.sh ;;
     large-via) run large-via 300 $NODE --max-old-space-size=60000 .carry/cli.cjs check --suite packages/conformance/suites/errata-163539.json --max-macs 1000000000000000 --dtypes ${VIA_DTYPES:-bf16} --layouts ncdhw --algos heuristic --no-extras --json "$LOGS/large-via.json" ${VIA_ARGS:-} ;;
     demo) run demo 120 $NODE .carry/cli.cjs demo ;;
+    # One U-Net stage training step, every activation and gradient against the f64 reference.
+    demo-stage) run demo-stage 120 $NODE .carry/cli.cjs demo --stage ;;
     # 10,000 plan create/dispose cycles three ways: plain, one extra plan held (the shared cuDNN
     # handle lives through the loop), and V8's young space shrunk (garbage against a leak).
     leak)

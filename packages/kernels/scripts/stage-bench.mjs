@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// Our side of the U-Net stage benchmark (issue 23 (b); scripts/device/bench-stage.sh runs it in
+// turns with packages/conformance/bench/torch_stage_bench.py):
+//   node stage-bench.mjs STAGES.json ROUND STAGE:DTYPE:LAYOUT ...
+// For each row: the stage's training step (conformance/src/stage/unet-stage.ts, on the public
+// @baracuda/kernels API: conv1, conv2 and the down convolution with the fused bias + ReLU, the
+// transposed up convolution; forward, then runBwEpilogue, runBwData and runDw of every layer),
+// heuristic plans, timed as a whole between CUDA events (device-helpers' eventTimer), the median
+// of 20 steps after 3 warm-up steps; the forward alone likewise. DTYPE: f16, bf16 (NDHWC rows),
+// f32 (strict) or tf32 (f32 storage, TF32 math). The inputs are the same on both sides: a hash
+// of each element's logical (NCDHW, weights [out, in, k]) index, the tensor and the round
+// (stageValue below; the Python side computes the same), stored in the row's layout.
+// Round 1 also checks the step twice over, before the numbers mean anything:
+//  - every activation and gradient against the f64 reference, layer by layer from the GPU's own
+//    inputs (conformance/src/stage/check.ts), outputs poisoned first: `check` (the row's worst
+//    relative L2 and the tolerance of the dtype); a failing row prints FAIL in the merge;
+//  - `samples`: y and every gradient at fixed logical indices, compared in the merge with
+//    PyTorch's on the same inputs.
+// One JSON line per row on stdout, tagged with ROUND.
+import { readFileSync } from 'node:fs';
+import { checkStageStep } from '../../conformance/src/stage/check.ts';
+import { STAGE_OUTPUTS, stageElementCounts } from '../../conformance/src/stage/shape.ts';
+import { UnetStage } from '../../conformance/src/stage/unet-stage.ts';
+import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
+import {
+  bf16ArrayToF32,
+  f16ArrayToF32,
+  f32ArrayToBf16,
+  f32ArrayToF16,
+} from '../../types/dist/index.js';
+import * as kernels from '../dist/index.js';
+import { eventTimer } from './device-helpers.mjs';
+
+const [stagesPath, roundText, ...rows] = process.argv.slice(2);
+const stages = JSON.parse(readFileSync(stagesPath, 'utf8')).stages;
+const round = Number(roundText);
+const stream = Stream.create();
+/** Tolerances of conformance/src/check/tolerances.ts (relative L2 per layer against f64). */
+const TOLERANCE = { f32: 1e-5, tf32: 5e-3, f16: 5e-3, bf16: 3e-2 };
+/** Each input's salt in the hash: the same list in torch_stage_bench.py. */
+const SALTS = { x: 1, w1: 2, b1: 3, w2: 4, b2: 5, wd: 6, bd: 7, wu: 8, dy: 9 };
+/** The tensors both sides sample for the cross-check, with their torch names. */
+const SAMPLED = ['y', 'dx', 'dw1', 'db1', 'dw2', 'db2', 'dwd', 'dbd', 'dwu'];
+const SAMPLES = 1024;
+
+/** The value of logical element i of an input: a 32-bit hash, uniform in [-scale, scale). */
+function stageValue(i, salt, round, scale) {
+  let h = (i + Math.imul(salt * 1000 + round, 0x9e3779b9)) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d) >>> 0;
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b) >>> 0;
+  h ^= h >>> 16;
+  return (((h >>> 0) / 4294967296) * 2 - 1) * scale;
+}
+
+/** Logical dims [A, B, D, H, W] of each tensor (activations [N, C, ...], weights [out, in, k...]). */
+function dims(s, name) {
+  const [D, H, W] = s.size;
+  const full = [s.n, s.c, D, H, W];
+  const half = [s.n, s.c_down, D / 2, H / 2, W / 2];
+  const table = {
+    x: full,
+    a1: full,
+    a2: full,
+    y: full,
+    dy: full,
+    da2: full,
+    dp2: full,
+    da1: full,
+    dp1: full,
+    dx: full,
+    a3: half,
+    da3: half,
+    dp3: half,
+    w1: [s.c, s.c, 3, 3, 3],
+    w2: [s.c, s.c, 3, 3, 3],
+    dw1: [s.c, s.c, 3, 3, 3],
+    dw2: [s.c, s.c, 3, 3, 3],
+    wd: [s.c_down, s.c, 3, 3, 3],
+    dwd: [s.c_down, s.c, 3, 3, 3],
+    wu: [s.c_down, s.c, 2, 2, 2],
+    dwu: [s.c_down, s.c, 2, 2, 2],
+    b1: [1, s.c, 1, 1, 1],
+    b2: [1, s.c, 1, 1, 1],
+    db1: [1, s.c, 1, 1, 1],
+    db2: [1, s.c, 1, 1, 1],
+    bd: [1, s.c_down, 1, 1, 1],
+    dbd: [1, s.c_down, 1, 1, 1],
+  };
+  return table[name];
+}
+
+/** The storage index of logical index i in the layout (channels-last moves B innermost). */
+function storageIndex(d5, layout, i) {
+  if (layout === 'ncdhw') return i;
+  const [, B, D, H, W] = d5;
+  const spatial = D * H * W;
+  const sp = i % spatial;
+  const b = Math.floor(i / spatial) % B;
+  const a = Math.floor(i / (spatial * B));
+  return (a * spatial + sp) * B + b;
+}
+
+/** An input's values in storage order: logical element i holds stageValue(i, ...). */
+function inputValues(d5, layout, salt, scale) {
+  const [A, B, D, H, W] = d5;
+  const spatial = D * H * W;
+  const values = new Float32Array(A * B * spatial);
+  for (let a = 0; a < A; a++) {
+    for (let b = 0; b < B; b++) {
+      const base = (a * B + b) * spatial;
+      for (let sp = 0; sp < spatial; sp++) {
+        const at = layout === 'ncdhw' ? base + sp : (a * spatial + sp) * B + b;
+        values[at] = stageValue(base + sp, salt, round, scale);
+      }
+    }
+  }
+  return values;
+}
+
+function scaleOf(s, name) {
+  if (name === 'w1' || name === 'w2' || name === 'wd') return Math.sqrt(3 / (27 * s.c));
+  if (name === 'wu') return Math.sqrt(3 / (8 * s.c_down));
+  if (name === 'b1' || name === 'b2' || name === 'bd') return 0.1;
+  return 1;
+}
+
+function encode(dtype, f32) {
+  if (dtype === 'f16') return f32ArrayToF16(f32);
+  if (dtype === 'bf16') return f32ArrayToBf16(f32);
+  return f32;
+}
+
+function download(stage, dtype, count, name) {
+  const storage =
+    dtype === 'f16' || dtype === 'bf16' ? new Uint16Array(count) : new Float32Array(count);
+  stage.tensors[name].downloadSync(storage);
+  if (dtype === 'f16') return f16ArrayToF32(storage);
+  if (dtype === 'bf16') return bf16ArrayToF32(storage);
+  return storage;
+}
+
+for (const row of rows) {
+  const [name, dtype, layout] = row.split(':');
+  const s = stages[name];
+  const shape = { n: s.n, c: s.c, cDown: s.c_down, size: s.size, layout };
+  const counts = stageElementCounts(shape);
+  const stage = await UnetStage.create(kernels, stream, shape, dtype, (bytes) =>
+    DeviceBuffer.alloc(bytes),
+  );
+  for (const [input, salt] of Object.entries(SALTS)) {
+    const values = inputValues(dims(s, input), layout, salt, scaleOf(s, input));
+    if (values.length !== counts[input])
+      throw new Error(`${input}: ${values.length} != ${counts[input]}`);
+    stage.tensors[input].uploadSync(encode(dtype, values));
+  }
+  const half = dtype === 'f16' || dtype === 'bf16';
+  for (const out of STAGE_OUTPUTS) {
+    if (half) stage.tensors[out].fillSync16(0xffff);
+    else stage.tensors[out].fillSync32(0xffffffff);
+  }
+  const result = {
+    side: 'ours',
+    round,
+    row,
+    algorithms: stage.algorithms().map((a) => `${a.layer}.${a.pass}=${a.name}`),
+  };
+  if (round === 1) {
+    stage.step();
+    stream.synchronizeSync();
+    const cache = new Map();
+    const get = (t) => {
+      if (!cache.has(t)) cache.set(t, download(stage, dtype, counts[t], t));
+      return cache.get(t);
+    };
+    // Fixed spread-out points (the first and last included): no randomness needed here.
+    const pick = (count, points) =>
+      points >= count
+        ? Array.from({ length: count }, (_, i) => i)
+        : Array.from({ length: points }, (_, k) => Math.floor((k * (count - 1)) / (points - 1)));
+    const checked = checkStageStep(shape, get, pick);
+    const worst = checked.reduce(
+      (w, r) => (r.unwritten > 0 || !(r.error <= w.error) ? r : w),
+      checked[0],
+    );
+    result.check = {
+      tolerance: TOLERANCE[dtype],
+      worst_tensor: worst.tensor,
+      worst_error: Number.isFinite(worst.error) ? worst.error : String(worst.error),
+      unwritten: checked.reduce((sum, r) => sum + r.unwritten, 0),
+      pass: checked.every((r) => r.error <= TOLERANCE[dtype] && r.unwritten === 0),
+      rows: Object.fromEntries(
+        checked.map((r) => [r.tensor, Number.isFinite(r.error) ? r.error : String(r.error)]),
+      ),
+    };
+    result.samples = {};
+    for (const t of SAMPLED) {
+      const d5 = dims(s, t);
+      const values = get(t);
+      const picks = Array.from({ length: SAMPLES }, (_, k) =>
+        Math.floor(((2 * k + 1) * values.length) / (2 * SAMPLES)),
+      );
+      result.samples[t] = picks.map((i) => values[storageIndex(d5, layout, i)]);
+    }
+    cache.clear();
+  }
+  const time = eventTimer(stream, { warmup: 3, reps: 20 });
+  result.step_ms = time(() => stage.step());
+  result.forward_ms = time(() => stage.forward());
+  console.log(JSON.stringify(result));
+  stage.dispose();
+}
+stream.dispose();
