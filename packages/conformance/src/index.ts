@@ -39,6 +39,7 @@ export {
   type GpuInfo,
   type GpuOpenResult,
   type GpuPlan,
+  type GpuStage,
   type GpuStream,
   type GpuTimer,
   type GpuUnavailable,
@@ -46,6 +47,7 @@ export {
   type Pass,
   type PassOperands,
   type PlanRequest,
+  type StageRequest,
 } from './check/gpu-api.js';
 export {
   countNaN,
@@ -96,4 +98,5 @@ export {
 } from './check/tolerances.js';
 export { main } from './cli/commands.js';
 export * from './reference/index.js';
+export * from './stage/index.js';
 export * from './suite/index.js';
