@@ -54,13 +54,15 @@ def main():
             r = json.loads(line)
             by.setdefault(r["row"], {}).setdefault(r["side"], []).append(r)
     failed = False
-    print("ms per training step (median over rounds of each round's median of 20); ratio = ours / column, ~ = parity (inside the noise)")
-    print(f"{'row':24} {'ours':>8} {'eager':>8} {'graphs':>8} {'compile':>8}  {'/eager':>7} {'/graphs':>7} {'/compile':>8}  goal<=0.75  rounds")
+    table = []
+    emit = table.append  # the tables go last, so a log's tail shows them
+    emit("ms per training step (median over rounds of each round's median of 20); ratio = ours / column, ~ = parity (inside the noise)")
+    emit(f"{'row':24} {'ours':>8} {'eager':>8} {'graphs':>8} {'compile':>8}  {'/eager':>7} {'/graphs':>7} {'/compile':>8}  goal<=0.75  rounds")
     notes = []
     for row, sides in by.items():
         ours, torch = sides.get("ours", []), sides.get("torch", [])
         if not ours or not torch:
-            print(f"{row:24} missing a side ({len(ours)} ours, {len(torch)} torch rounds)")
+            emit(f"{row:24} missing a side ({len(ours)} ours, {len(torch)} torch rounds)")
             failed = True
             continue
         col = {
@@ -73,17 +75,17 @@ def main():
         goal = "-"
         if col["eager"]:
             goal = "yes" if statistics.median(col["ours"]) / statistics.median(col["eager"]) <= GOAL else "no"
-        print(f"{row:24} {med['ours']} {med['eager']} {med['graphs']} {med['compile']}  "
+        emit(f"{row:24} {med['ours']} {med['eager']} {med['graphs']} {med['compile']}  "
               f"{ratio_text(col['ours'], col['eager']):>7} {ratio_text(col['ours'], col['graphs']):>7} "
               f"{ratio_text(col['ours'], col['compile']):>8}  {goal:>10}  {len(ours)}/{len(torch)}")
         for r in torch:
             for key in ("graphs_error", "compile_error", "compile_skipped"):
-                if key in r:
+                if key in r and not str(r[key]).startswith("round "):
                     notes.append(f"{row} round {r['round']}: {key.replace('_', ' ')}: {r[key]}")
             if "compile_first_step_s" in r:
                 notes.append(f"{row} round {r['round']}: torch.compile's first step took {r['compile_first_step_s']:.1f} s")
-    print()
-    print(f"{'row':24} {'ours vs f64 (per layer)':34} {'ours vs eager':>16} {'graphs vs eager':>16} {'compile vs eager':>17}")
+    emit("")
+    emit(f"{'row':24} {'ours vs f64 (per layer)':34} {'ours vs eager':>16} {'graphs vs eager':>16} {'compile vs eager':>17}")
     for row, sides in by.items():
         o1 = [r for r in sides.get("ours", []) if r["round"] == 1 and "check" in r]
         t1 = [r for r in sides.get("torch", []) if r["round"] == 1 and "samples" in r]
@@ -106,8 +108,7 @@ def main():
                 return "-"
             ok = t1[0][key] <= bound
             return f"{'PASS' if ok else 'FAIL'} {t1[0][key]:.1e}"
-        print(f"{row:24} {ours_check:34} {cross:>16} {own('graphs_vs_eager'):>16} {own('compile_vs_eager'):>17}   (bound {bound:g})")
-    print()
+        emit(f"{row:24} {ours_check:34} {cross:>16} {own('graphs_vs_eager'):>16} {own('compile_vs_eager'):>17}   (bound {bound:g})")
     algos = {}
     for row, sides in by.items():
         for r in sides.get("ours", []):
@@ -116,6 +117,9 @@ def main():
         print(f"{row}: {' | '.join(sorted(names))}")
     for note in notes:
         print(note)
+    print()
+    for line in table:
+        print(line)
     sys.exit(1 if failed else 0)
 
 

@@ -46,15 +46,20 @@ REPS = 20
 M32 = 0xFFFFFFFF
 
 
+def mul32(h, m):
+    """(h * m) mod 2^32 for int64 h < 2^32, in 16-bit halves: no int64 product overflows."""
+    return (h * (m & 0xFFFF) + (((h * (m >> 16)) & 0xFFFF) << 16)) & M32
+
+
 def value(shape, salt, round_, scale):
     """The same hash as stage-bench.mjs's stageValue, over the logical (row-major) indices."""
     n = math.prod(shape)
     h = torch.arange(n, dtype=torch.int64, device="cuda")
     h = (h + (((salt * 1000 + round_) * 0x9E3779B9) & M32)) & M32
     h ^= h >> 16
-    h = (h * 0x7FEB352D) & M32
+    h = mul32(h, 0x7FEB352D)
     h ^= h >> 15
-    h = (h * 0x846CA68B) & M32
+    h = mul32(h, 0x846CA68B)
     h ^= h >> 16
     return (((h.double() / 4294967296.0) * 2 - 1) * scale).float().reshape(shape)
 

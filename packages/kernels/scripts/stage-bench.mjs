@@ -180,10 +180,10 @@ for (const row of rows) {
         ? Array.from({ length: count }, (_, i) => i)
         : Array.from({ length: points }, (_, k) => Math.floor((k * (count - 1)) / (points - 1)));
     const checked = checkStageStep(shape, get, pick);
-    const worst = checked.reduce(
-      (w, r) => (r.unwritten > 0 || !(r.error <= w.error) ? r : w),
-      checked[0],
-    );
+    // The worst row: unwritten or non-finite first, then the largest error.
+    const score = (r) =>
+      r.unwritten > 0 || !Number.isFinite(r.error) ? Number.POSITIVE_INFINITY : r.error;
+    const worst = checked.reduce((w, r) => (score(r) > score(w) ? r : w), checked[0]);
     result.check = {
       tolerance: TOLERANCE[dtype],
       worst_tensor: worst.tensor,
