@@ -9,7 +9,8 @@
 // of 20 steps after 3 warm-up steps; the forward alone likewise. DTYPE: f16, bf16 (NDHWC rows),
 // f32 (strict) or tf32 (f32 storage, TF32 math). The inputs are the same on both sides: a hash
 // of each element's logical (NCDHW, weights [out, in, k]) index, the tensor and the round
-// (stageValue below; the Python side computes the same), stored in the row's layout.
+// (conformance/src/stage/bench-inputs.ts; the Python side computes the same), stored in the
+// row's layout.
 // Round 1 also checks the step twice over, before the numbers mean anything:
 //  - every activation and gradient against the f64 reference, layer by layer from the GPU's own
 //    inputs (conformance/src/stage/check.ts), outputs poisoned first: `check` (the row's worst
@@ -18,6 +19,13 @@
 //    PyTorch's on the same inputs.
 // One JSON line per row on stdout, tagged with ROUND.
 import { readFileSync } from 'node:fs';
+import {
+  BENCH_SALTS,
+  benchDims,
+  benchInput,
+  benchSampleIndices,
+  benchStorageIndex,
+} from '../../conformance/src/stage/bench-inputs.ts';
 import { checkStageStep } from '../../conformance/src/stage/check.ts';
 import { STAGE_OUTPUTS, stageElementCounts } from '../../conformance/src/stage/shape.ts';
 import { UnetStage } from '../../conformance/src/stage/unet-stage.ts';
@@ -37,94 +45,9 @@ const round = Number(roundText);
 const stream = Stream.create();
 /** Tolerances of conformance/src/check/tolerances.ts (relative L2 per layer against f64). */
 const TOLERANCE = { f32: 1e-5, tf32: 5e-3, f16: 5e-3, bf16: 3e-2 };
-/** Each input's salt in the hash: the same list in torch_stage_bench.py. */
-const SALTS = { x: 1, w1: 2, b1: 3, w2: 4, b2: 5, wd: 6, bd: 7, wu: 8, dy: 9 };
 /** The tensors both sides sample for the cross-check, with their torch names. */
 const SAMPLED = ['y', 'dx', 'dw1', 'db1', 'dw2', 'db2', 'dwd', 'dbd', 'dwu'];
 const SAMPLES = 1024;
-
-/** The value of logical element i of an input: a 32-bit hash, uniform in [-scale, scale). */
-function stageValue(i, salt, round, scale) {
-  let h = (i + Math.imul(salt * 1000 + round, 0x9e3779b9)) >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x7feb352d) >>> 0;
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x846ca68b) >>> 0;
-  h ^= h >>> 16;
-  return (((h >>> 0) / 4294967296) * 2 - 1) * scale;
-}
-
-/** Logical dims [A, B, D, H, W] of each tensor (activations [N, C, ...], weights [out, in, k...]). */
-function dims(s, name) {
-  const [D, H, W] = s.size;
-  const full = [s.n, s.c, D, H, W];
-  const half = [s.n, s.c_down, D / 2, H / 2, W / 2];
-  const table = {
-    x: full,
-    a1: full,
-    a2: full,
-    y: full,
-    dy: full,
-    da2: full,
-    dp2: full,
-    da1: full,
-    dp1: full,
-    dx: full,
-    a3: half,
-    da3: half,
-    dp3: half,
-    w1: [s.c, s.c, 3, 3, 3],
-    w2: [s.c, s.c, 3, 3, 3],
-    dw1: [s.c, s.c, 3, 3, 3],
-    dw2: [s.c, s.c, 3, 3, 3],
-    wd: [s.c_down, s.c, 3, 3, 3],
-    dwd: [s.c_down, s.c, 3, 3, 3],
-    wu: [s.c_down, s.c, 2, 2, 2],
-    dwu: [s.c_down, s.c, 2, 2, 2],
-    b1: [1, s.c, 1, 1, 1],
-    b2: [1, s.c, 1, 1, 1],
-    db1: [1, s.c, 1, 1, 1],
-    db2: [1, s.c, 1, 1, 1],
-    bd: [1, s.c_down, 1, 1, 1],
-    dbd: [1, s.c_down, 1, 1, 1],
-  };
-  return table[name];
-}
-
-/** The storage index of logical index i in the layout (channels-last moves B innermost). */
-function storageIndex(d5, layout, i) {
-  if (layout === 'ncdhw') return i;
-  const [, B, D, H, W] = d5;
-  const spatial = D * H * W;
-  const sp = i % spatial;
-  const b = Math.floor(i / spatial) % B;
-  const a = Math.floor(i / (spatial * B));
-  return (a * spatial + sp) * B + b;
-}
-
-/** An input's values in storage order: logical element i holds stageValue(i, ...). */
-function inputValues(d5, layout, salt, scale) {
-  const [A, B, D, H, W] = d5;
-  const spatial = D * H * W;
-  const values = new Float32Array(A * B * spatial);
-  for (let a = 0; a < A; a++) {
-    for (let b = 0; b < B; b++) {
-      const base = (a * B + b) * spatial;
-      for (let sp = 0; sp < spatial; sp++) {
-        const at = layout === 'ncdhw' ? base + sp : (a * spatial + sp) * B + b;
-        values[at] = stageValue(base + sp, salt, round, scale);
-      }
-    }
-  }
-  return values;
-}
-
-function scaleOf(s, name) {
-  if (name === 'w1' || name === 'w2' || name === 'wd') return Math.sqrt(3 / (27 * s.c));
-  if (name === 'wu') return Math.sqrt(3 / (8 * s.c_down));
-  if (name === 'b1' || name === 'b2' || name === 'bd') return 0.1;
-  return 1;
-}
 
 function encode(dtype, f32) {
   if (dtype === 'f16') return f32ArrayToF16(f32);
@@ -149,8 +72,8 @@ for (const row of rows) {
   const stage = await UnetStage.create(kernels, stream, shape, dtype, (bytes) =>
     DeviceBuffer.alloc(bytes),
   );
-  for (const [input, salt] of Object.entries(SALTS)) {
-    const values = inputValues(dims(s, input), layout, salt, scaleOf(s, input));
+  for (const input of Object.keys(BENCH_SALTS)) {
+    const values = benchInput(shape, input, round);
     if (values.length !== counts[input])
       throw new Error(`${input}: ${values.length} != ${counts[input]}`);
     stage.tensors[input].uploadSync(encode(dtype, values));
@@ -196,12 +119,11 @@ for (const row of rows) {
     };
     result.samples = {};
     for (const t of SAMPLED) {
-      const d5 = dims(s, t);
+      const d5 = benchDims(shape, t);
       const values = get(t);
-      const picks = Array.from({ length: SAMPLES }, (_, k) =>
-        Math.floor(((2 * k + 1) * values.length) / (2 * SAMPLES)),
+      result.samples[t] = benchSampleIndices(values.length, SAMPLES).map(
+        (i) => values[benchStorageIndex(d5, layout, i)],
       );
-      result.samples[t] = picks.map((i) => values[storageIndex(d5, layout, i)]);
     }
     cache.clear();
   }

@@ -1,5 +1,15 @@
 /** The U-Net stage training step: its shape, f64 reference, GPU step and check. */
 export {
+  BENCH_SALTS,
+  type BenchInput,
+  benchDims,
+  benchInput,
+  benchSampleIndices,
+  benchScale,
+  benchStorageIndex,
+  benchValue,
+} from './bench-inputs.js';
+export {
   checkStageStep,
   STAGE_FILTER_POINTS,
   STAGE_POINTS,
