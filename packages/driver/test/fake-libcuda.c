@@ -17,6 +17,9 @@
  *   FAKE_CUDA_LAUNCH_MS      milliseconds each kernel launched between two events' records adds
  *                            to their elapsed time (default 0; negative makes the runs that launch
  *                            a kernel time faster than those that do not)
+ * fake_cuda_spend_ms(ms)     exported for the other fakes: work of `ms` milliseconds enqueued now
+ *                            (the fake libcudnn's scripted engine times), which the elapsed time of
+ *                            two events recorded around it includes
  *
  * Modules and kernels: cuModuleLoadData reads the image as a C string (as the
  * driver reads PTX) and keeps a copy; cuModuleGetFunction finds ".entry NAME"
@@ -198,11 +201,18 @@ CUresult cuStreamWaitEvent(void* stream, void* event, unsigned int flags) {
 }
 /* Kernels launched so far (cuLaunchKernel), which an event notes when recorded. */
 static unsigned long long launches = 0;
-/* An event: how often it was recorded, and `launches` at its last record. */
+/* Microseconds of work the other fakes enqueued so far (fake_cuda_spend_ms). */
+static long long spent_us = 0;
+/* An event: how often it was recorded, and `launches` and `spent_us` at its last record. */
 struct fake_event {
   int records;
   unsigned long long launches;
+  long long spent_us;
 };
+
+void fake_cuda_spend_ms(double ms) {
+  __atomic_fetch_add(&spent_us, (long long)(ms * 1000.0), __ATOMIC_RELAXED);
+}
 
 CUresult cuEventCreate(void** event, unsigned int flags) {
   const char* path = getenv("FAKE_CUDA_EVENT_LOG");
@@ -227,6 +237,7 @@ CUresult cuEventRecord(void* event, void* stream) {
   struct fake_event* e = event;
   e->records += 1;
   e->launches = __atomic_load_n(&launches, __ATOMIC_RELAXED);
+  e->spent_us = __atomic_load_n(&spent_us, __ATOMIC_RELAXED);
   return 0;
 }
 CUresult cuEventQuery(void* event) { (void)event; return 0; }
@@ -237,7 +248,8 @@ CUresult cuEventElapsedTime_v2(float* ms, void* start, void* end) {
   const char* per_launch = getenv("FAKE_CUDA_LAUNCH_MS");
   double launched = (double)(e->launches - s->launches);
   *ms = (float)((e->records - s->records) * 0.5 +
-                (per_launch && *per_launch ? launched * atof(per_launch) : 0.0));
+                (per_launch && *per_launch ? launched * atof(per_launch) : 0.0) +
+                (double)(e->spent_us - s->spent_us) / 1000.0);
   return 0;
 }
 

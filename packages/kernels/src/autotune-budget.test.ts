@@ -276,7 +276,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       plan.dispose();
     });
 
-    it('times our own routes after the finalists and before the knob search', async () => {
+    it('times our depthwise kernel before the survey (ranked first), the knob search last', async () => {
       process.env.FAKE_CUDNN_ENGINES = '0:2=1;28';
       process.env.FAKE_CUDNN_KNOB_INFO = '0:2=0..5/1';
       try {
@@ -287,10 +287,11 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         plan.dispose();
         const ours = lines.findIndex((l) => l.startsWith('fw: baracuda depthwise'));
         const knobs = lines.findIndex((l) => l.startsWith('fw: knob search'));
+        const first = lines.findIndex((l) => l.startsWith('fw: candidate 1/2'));
         const last = lines.findIndex((l) => l.startsWith('fw: candidate 2/2'));
-        expect(last).toBeGreaterThanOrEqual(0);
-        expect(ours).toBeGreaterThan(last);
-        expect(knobs).toBeGreaterThan(ours);
+        expect(ours).toBeGreaterThanOrEqual(0);
+        expect(first).toBeGreaterThan(ours);
+        expect(knobs).toBeGreaterThan(last);
       } finally {
         delete process.env.FAKE_CUDNN_KNOB_INFO;
       }
@@ -303,19 +304,28 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       const cachePath = newCache();
       const d = depthwise();
       const lines: string[] = [];
-      const options = { passes: ['bwFilter' as const], autotuneCachePath: cachePath };
+      const options = {
+        passes: ['bwFilter' as const],
+        autotuneCachePath: cachePath,
+        layoutDetour: 'never' as const,
+      };
       const plan = await Conv3dPlan.select(stream(), d, undefined, {
         ...options,
         onProgress: (m) => lines.push(m),
       });
-      // The heuristics' first config, our kernel, then the next two configs: our kernel, faster
-      // here, runs the pass (with 'first', cuDNN's first config would).
+      // Our kernel (the pass's untuned default), the heuristics' first config, then the next two
+      // configs (the layout detour is another test's): our kernel, faster here, runs the pass.
       expect(plan.algorithm('bwFilter').path).toBe('native');
       expect(plan.selectReport().passes).toEqual([
         expect.objectContaining({ pass: 'bwFilter', how: 'quick-tune', timed: 4, budgetMs: 200 }),
       ]);
+      const p = `${d.describe()} bwFilter:`;
       expect(lines).toEqual([
-        expect.stringMatching(/ bwFilter: quick tune chose baracuda depthwise .* of 4 timed$/),
+        `${p} quick 1/4 baracuda depthwise wgrad -0.500 ms`,
+        `${p} quick 2/4 engine 28 0.000 ms`,
+        `${p} quick 3/4 engine 0 (TILE_SIZE=1) 0.000 ms`,
+        `${p} quick 4/4 engine 0 (TILE_SIZE=3) 0.000 ms`,
+        `${p} quick tune chose baracuda depthwise wgrad (-0.500 ms) of 4 timed`,
       ]);
       plan.dispose();
       expect(cacheEntries(cachePath)).toEqual([

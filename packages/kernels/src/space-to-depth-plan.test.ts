@@ -243,11 +243,13 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         }
         plan.dispose();
       }
-      // Heuristic ('tuned', the default): cuDNN, until a GPU figure says otherwise.
+      expect(launches).toEqual([]);
+      // The default mode ('tuned'): the quick tune times the route where the shape qualifies, and
+      // keeps cuDNN's first choice unless the route is 3% faster (on the fakes both time alike).
       const plan = Conv3dPlan.selectSync(stream(), patch());
       expect(plan.algorithm('fw').name).toBe('engine 28');
       plan.dispose();
-      expect(launches).toEqual([]);
+      expect(launches.length).toBeGreaterThan(0);
     });
 
     it('autotune takes it when 2% faster, caches it, and takes it from the cache', async () => {
@@ -297,7 +299,13 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       SpaceToDepthKernels.resetForTests();
       const d = stem();
       const { plan, lines } = await tune(d, newCache(), ['fw'], { layoutDetour: 'never' });
-      expect(lines).toContain('fw: stem: space-to-depth 2×2×2 + engine 28 4×4×4 stride 1 0.000 ms');
+      // Timed before the survey (ranked first, so it leads then), it loses to cuDNN's best after.
+      expect(lines).toContain(
+        'fw: stem: space-to-depth 2×2×2 + engine 28 4×4×4 stride 1 0.000 ms, chosen',
+      );
+      expect(lines).toContain(
+        "fw: stem: space-to-depth 2×2×2 + engine 28 4×4×4 stride 1 0.000 ms lost to cuDNN's best, 0.000 ms",
+      );
       expect(plan.algorithm('fw').name).toBe('engine 28');
       plan.dispose();
     });

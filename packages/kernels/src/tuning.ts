@@ -281,3 +281,15 @@ export function detourWins(detourMs: number, bestMs: number, minGain = DETOUR_MI
   if (!Number.isFinite(bestMs)) return true;
   return detourMs < bestMs - Math.abs(bestMs) * minGain;
 }
+
+/**
+ * Whether an engine config is one of cuDNN's reference engines: those noted STRICT_NAN_PROP (they
+ * propagate NaN exactly as the definition does), built for exact semantics, not for speed. On an
+ * H200 (cuDNN 9.19, run 68) engine 0, the one so noted, was never the fastest config of a pass
+ * and took 5.5 s a call on VideoMAE's patch backward-data (f16 and f32, offered second by mode A)
+ * and 0.88 s on the I3D stem's: the quick tune does not time it as a challenger, and autotune
+ * times it after every other config.
+ */
+export function isReferenceEngine(notes: readonly string[]): boolean {
+  return notes.includes('STRICT_NAN_PROP');
+}

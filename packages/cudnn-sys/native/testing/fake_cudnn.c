@@ -14,7 +14,15 @@
  * `ENGINE[:KNOB=VALUE[,KNOB=VALUE...]][@WORKSPACE_BYTES][!NOTE[,NOTE...]]` separated by `;`, e.g.
  * `0:2=1,4=0;0:2=3;28@4096!0`. An engine reports the numerical notes (cudnnBackendNumericalNote_t
  * values) of its first scripted config. Unset or empty, the graph API offers nothing (kernels then takes the
- * legacy fallback), as before the variable existed.
+ * legacy fallback), as before the variable existed. Two more suffixes may follow, in this order:
+ * `~MS`, the milliseconds each execution of the config takes on the fake device (handed to the
+ * fake libcuda's fake_cuda_spend_ms, so events recorded around the call see it; default 0), and
+ * `?NOTE[,NOTE...]`, the behaviour notes (cudnnBackendBehaviorNote_t values) its engine reports,
+ * e.g. `28~0.5;61~2.5?0`.
+ *
+ * FAKE_CUDNN_HEUR_MODE_<N> (read at each call), for a heuristic mode N (cudnnBackendHeurMode_t:
+ * 1 B, 2 FALLBACK, 3 A), lists which of the scripted configs that mode offers, by their position
+ * in FAKE_CUDNN_ENGINES, in its order (`2,0`); unset, a mode offers every config in order.
  *
  * FAKE_CUDNN_KNOB_INFO scripts the knob ranges engines report (CUDNN_ATTR_ENGINE_KNOB_INFO), as
  * `ENGINE:KNOB=MIN..MAX/STRIDE[,...]` separated by `;`, e.g. `0:2=0..5/1,4=0..1/1`. An engine
@@ -32,6 +40,7 @@
  * cudnnBackendExecute appends a line: the variant pack's data pointers, in hex, then the ids of
  * the execution plan and the variant pack (`#N`), separated by spaces.
  */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +104,10 @@ typedef struct {
   int64_t workspace;
   int notes;
   int note[MAX_KNOBS];
+  /* `~MS`: the milliseconds an execution takes; `?NOTE,...`: the engine's behaviour notes. */
+  double ms;
+  int behaviours;
+  int behaviour[MAX_KNOBS];
 } engine_config_t;
 
 typedef struct {
@@ -122,6 +135,8 @@ typedef struct {
   int64_t data_pointer_count;
   /* Operations of an operation graph, or of the graph a heuristics descriptor was given. */
   int64_t op_count;
+  /* A heuristics descriptor's mode (-1 until set). */
+  int heur_mode;
 } backend_t;
 
 typedef struct {
@@ -145,6 +160,7 @@ enum {
   TYPE_INT64 = 3,
   TYPE_KNOB_TYPE = 9,
   TYPE_NUMERICAL_NOTE = 11,
+  TYPE_BEHAVIOR_NOTE = 19,
   TYPE_BACKEND_DESCRIPTOR = 15,
   BACKEND_ENGINE = 2,
   BACKEND_ENGINECFG = 3,
@@ -152,6 +168,7 @@ enum {
   BACKEND_EXECUTION_PLAN = 5,
   BACKEND_KNOB_CHOICE = 7,
   BACKEND_KNOB_INFO = 8,
+  ATTR_ENGINEHEUR_MODE = 200,
   ATTR_ENGINEHEUR_OPERATION_GRAPH = 201,
   ATTR_ENGINEHEUR_RESULTS = 202,
   ATTR_OPERATIONGRAPH_OPS = 801,
@@ -169,6 +186,7 @@ enum {
   ATTR_ENGINE_GLOBAL_INDEX = 1301,
   ATTR_ENGINE_KNOB_INFO = 1302,
   ATTR_ENGINE_NUMERICAL_NOTE = 1303,
+  ATTR_ENGINE_BEHAVIOR_NOTE = 1305,
 };
 
 /* Parsed at each call so a test can change the list between plans. Returns the number of
@@ -211,6 +229,19 @@ static int scripted_engines(engine_config_t *out) {
         long long note = strtoll(p, &end, 10);
         if (end == p) break;
         if (c->notes < MAX_KNOBS) c->note[c->notes++] = (int)note;
+        p = end;
+      } while (*p == ',');
+    }
+    if (*p == '~') {
+      c->ms = strtod(p + 1, &end);
+      p = end;
+    }
+    if (*p == '?') {
+      do {
+        ++p;
+        long long note = strtoll(p, &end, 10);
+        if (end == p) break;
+        if (c->behaviours < MAX_KNOBS) c->behaviour[c->behaviours++] = (int)note;
         p = end;
       } while (*p == ',');
     }
@@ -291,6 +322,7 @@ static int validate_built(engine_config_t *c) {
     }
     if (same) {
       c->workspace = s->workspace;
+      c->ms = s->ms;
       return 1;
     }
   }
@@ -371,6 +403,7 @@ status_t cudnnBackendCreateDescriptor(int type, void **out) {
   backend_t *desc = calloc(1, sizeof *desc);
   desc->id = NEXT_ID();
   desc->type = type;
+  desc->heur_mode = -1;
   *out = desc;
   LIVE_ADD(live_backend, 1);
   log_call("cudnnBackendCreateDescriptor type=%d #%d", type, desc->id);
@@ -433,6 +466,7 @@ status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, co
   /* Kept apart from the stored attribute, which the next set overwrites. */
   const backend_t *first = (type == 15 && count >= 1) ? ((backend_t *const *)data)[0] : NULL;
   if (name == ATTR_OPERATIONGRAPH_OPS) desc->op_count = count;
+  if (name == ATTR_ENGINEHEUR_MODE && count == 1) desc->heur_mode = *(const int32_t *)data;
   if (name == ATTR_ENGINEHEUR_OPERATION_GRAPH && first) desc->op_count = first->op_count;
   if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_ENGINE_CONFIG && first) {
     desc->config = first->config;
@@ -471,6 +505,26 @@ status_t cudnnBackendSetAttribute(void *p, int name, int type, int64_t count, co
   return 0;
 }
 
+/* The configs heuristic mode `mode` offers of the `n` scripted ones (FAKE_CUDNN_HEUR_MODE_<N>),
+   moved to the front of `configs` in the mode's order; returns how many. */
+static int offered_by_mode(int mode, engine_config_t *configs, int n) {
+  char name[64];
+  snprintf(name, sizeof name, "FAKE_CUDNN_HEUR_MODE_%d", mode);
+  const char *p = getenv(name);
+  if (p == NULL) return n;
+  engine_config_t all[MAX_CONFIGS];
+  memcpy(all, configs, sizeof(engine_config_t) * (size_t)n);
+  int m = 0;
+  while (*p != '\0' && m < MAX_CONFIGS) {
+    char *end;
+    const long i = strtol(p, &end, 10);
+    if (end == p) break;
+    if (i >= 0 && i < n) configs[m++] = all[i];
+    p = *end == ',' ? end + 1 : end;
+  }
+  return m;
+}
+
 /* The scripted engine-API attributes. Returns -1 when the descriptor or attribute is not one of
    them (the stored attribute answers then), else the status. */
 static status_t scripted_get(backend_t *desc, int name, int type, int64_t requested,
@@ -482,7 +536,8 @@ static status_t scripted_get(backend_t *desc, int name, int type, int64_t reques
       type == TYPE_BACKEND_DESCRIPTOR) {
     const char *no_fused = getenv("FAKE_CUDNN_NO_FUSED");
     const int fused_refused = no_fused != NULL && no_fused[0] == '1' && desc->op_count > 1;
-    const int n = fused_refused ? 0 : scripted_engines(configs);
+    int n = fused_refused ? 0 : scripted_engines(configs);
+    n = offered_by_mode(desc->heur_mode, configs, n);
     if (n == 0) return -1;
     *count = n;
     for (int64_t i = 0; i < room && i < n; ++i) {
@@ -554,6 +609,20 @@ static status_t scripted_get(backend_t *desc, int name, int type, int64_t reques
     }
     return 0;
   }
+  if (desc->type == BACKEND_ENGINE && name == ATTR_ENGINE_BEHAVIOR_NOTE &&
+      type == TYPE_BEHAVIOR_NOTE) {
+    engine_config_t configs[MAX_CONFIGS];
+    const int n = scripted_engines(configs);
+    *count = 0;
+    for (int i = 0; i < n; ++i) {
+      if (configs[i].engine != c->engine) continue;
+      *count = configs[i].behaviours;
+      for (int64_t k = 0; k < room && k < configs[i].behaviours; ++k)
+        ((int32_t *)data)[k] = configs[i].behaviour[k];
+      break;
+    }
+    return 0;
+  }
   if (desc->type == BACKEND_EXECUTION_PLAN && name == ATTR_EXECUTION_PLAN_WORKSPACE_SIZE &&
       type == TYPE_INT64) {
     *count = 1;
@@ -621,8 +690,26 @@ status_t cudnnBackendGetAttribute(void *p, int name, int type, int64_t requested
   return 0;
 }
 
+/* The fake libcuda's fake_cuda_spend_ms (null when another libcuda is loaded): the scripted
+   time of an execution goes into the elapsed time of events recorded around it. */
+static void spend_ms(double ms) {
+  static void (*spend)(double) = NULL;
+  if (spend == NULL) {
+    /* Looked up until found: the driver may load after the first execution. */
+    const char *path = getenv("BARACUDA_CUDA_DRIVER_LIBRARY");
+    void *lib = path && *path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (lib) {
+      spend = (void (*)(double))dlsym(lib, "fake_cuda_spend_ms");
+      dlclose(lib);
+    }
+  }
+  if (spend) spend(ms);
+}
+
 status_t cudnnBackendExecute(void *handle, void *plan, void *pack) {
   const backend_t *vp = pack;
+  const backend_t *ep = plan;
+  if (ep->has_config && ep->config.ms > 0) spend_ms(ep->config.ms);
   log_call("cudnnBackendExecute #%d #%d #%d", ((handle_t *)handle)->id, ((backend_t *)plan)->id,
            vp->id);
   const char *path = getenv("FAKE_CUDNN_EXECUTE_LOG");

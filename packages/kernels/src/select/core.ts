@@ -285,11 +285,19 @@ export class PlanCore implements InnerPlan {
    * our layout kernels load.
    */
   detourTunable(): boolean {
+    return this.ctx.preference.algorithm === 'autotune' && this.detourAvailable();
+  }
+
+  /**
+   * Whether a detour could be timed for a pass, autotune or not (the default mode's quick tune
+   * times it where our depthwise kernel applies): as {@link detourTunable}, in any mode but pinned.
+   */
+  detourAvailable(): boolean {
     const { desc: d, preference, cudnnVersion } = this.ctx;
     return (
       !this.isTwin &&
       d.element !== ElementKind.F64 &&
-      preference.algorithm === 'autotune' &&
+      preference.algorithm !== 'pinned' &&
       this.#detour?.every !== true &&
       otherLayoutClean(d, cudnnVersion, preference) &&
       this.layoutKernels() !== null

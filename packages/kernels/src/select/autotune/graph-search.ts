@@ -16,6 +16,7 @@ import { type BackendDescriptor, C, cudnn, type TimingEvent } from '../../sys.js
 import {
   fastestIndices,
   finalistReps,
+  isReferenceEngine,
   knobNeighbours,
   nextSearchBases,
   REDUCTION_KNOBS,
@@ -57,7 +58,8 @@ export type GraphSearchResult =
 /**
  * Tune the pass on the graph API, in ranked order and within `budget` (checked between
  * candidates, never inside a measurement; once it is spent the best so far wins). Every allowed
- * candidate of heuristic modes A, B and FALLBACK, in the heuristics' order, is built (finalized)
+ * candidate of heuristic modes A, B and FALLBACK, in the heuristics' order (cuDNN's reference
+ * engines last), is built (finalized)
  * only when its turn comes and timed once after a timed warm-up run (see {@link timeRuns}); a
  * hopeless one (see
  * {@link tuneGiveUpMs}) is not timed further. The few within {@link TUNE_KEEP_RATIO} of the
@@ -68,7 +70,9 @@ export type GraphSearchResult =
  * one of them wins, the configs one knob away from it are searched next, at most
  * {@link TUNE_SEARCH_PASSES} passes (see {@link nextSearchBases}). Returns
  * the winner with its execution plan, installing nothing; or, when no graph engine runs the pass,
- * the legacy API's choice. `interlude`, given the fastest time so far, runs after the finalists
+ * the legacy API's choice. `knownBestMs`: the time of a route timed before the search (our
+ * kernels, the space-to-depth routes), which the give-up point counts as the fastest so far.
+ * `interlude`, given the fastest time so far, runs after the finalists
  * and before the knob search (autotune times our own routes there, so the knob search, the part
  * of the search least likely to matter, is the part a budget cuts first).
  */
@@ -79,6 +83,7 @@ export function* searchGraph(
   progress: (message: string) => void,
   budget: TuneBudget,
   interlude?: (bestMs: number) => Generator<TimingEvent, void, void>,
+  knownBestMs = Number.POSITIVE_INFINITY,
 ): Generator<TimingEvent, GraphSearchResult, void> {
   const d = ctx.desc;
   const scope = ctx.scope;
@@ -89,8 +94,14 @@ export function* searchGraph(
     C.CUDNN_HEUR_MODE_FALLBACK,
   ]);
   const built: BuiltCandidate[] = [];
-  /** The offered configs not built yet, in the heuristics' order (built when their turn comes). */
-  const waiting = [...offered];
+  /**
+   * The offered configs not built yet, in the heuristics' order (built when their turn comes),
+   * cuDNN's reference engines last (see isReferenceEngine), so that a budget cuts them first.
+   */
+  const waiting = [
+    ...offered.filter((c) => !isReferenceEngine(c.notes)),
+    ...offered.filter((c) => isReferenceEngine(c.notes)),
+  ];
   const buildNext = (): BuiltCandidate | null => {
     while (waiting.length > 0) {
       const c = waiting.shift()!;
@@ -164,7 +175,8 @@ export function* searchGraph(
         built.push(b);
         timings.push(Number.POSITIVE_INFINITY);
       }
-      const giveUp = tuneGiveUpMs(Math.min(...timings), TUNE_GIVE_UP_RATIO, TUNE_GIVE_UP_MARGIN_MS);
+      const fastest = Math.min(knownBestMs, ...timings);
+      const giveUp = tuneGiveUpMs(fastest, TUNE_GIVE_UP_RATIO, TUNE_GIVE_UP_MARGIN_MS);
       timings[i] = yield* timeCandidate(i, 1, giveUp);
       budget.timed++;
       const name = engineName(built[i]!.c.engineIndex, built[i]!.c.knobs);

@@ -22,7 +22,12 @@ import { makeSpaceToDepth, spaceToDepthRouteFor } from '../space-to-depth-candid
 import { type TuneBench, tuneBench } from './bench.js';
 import { budgetClock, selectionOf, TuneBudget } from './budget.js';
 import { decodeEntry, entryOf, passKey, type TunedChoice } from './cache-codec.js';
-import { makeBwDataAsForward, type TimedCandidate, tuneCandidates } from './candidates.js';
+import {
+  makeBwDataAsForward,
+  type TimedCandidate,
+  type TuneCandidate,
+  tuneCandidates,
+} from './candidates.js';
 import { searchGraph } from './graph-search.js';
 import { quickTunePass } from './quick.js';
 
@@ -54,10 +59,11 @@ export function* prepare(
   }
   if (algorithm === 'autotune') {
     for (const pass of opts.passes) yield* tunePass(tunerOf(pass), pass, opts);
-    core.dropUnusedDetour();
   } else if (algorithm === 'heuristic' && opts.heuristic === 'quick-tune') {
     for (const pass of opts.passes) yield* quickTunePass(tunerOf(pass), pass, opts);
   }
+  // The detours timed that no pass took (of the plan, or of the inner plan that tuned).
+  for (const tuned of new Set([core, ...PASSES.map(tunerOf)])) tuned.dropUnusedDetour();
   for (const pass of PASSES) {
     const from = tunerOf(pass);
     const selection = from === core ? undefined : from.selection.get(pass);
@@ -205,9 +211,12 @@ class Tuned {
   /** The graph search's fastest time when our routes were timed (before its knob search). */
   graphMs = Number.POSITIVE_INFINITY;
 
-  /** The time a candidate must beat: the winning route's, else the graph search's. */
+  /**
+   * The time a candidate must beat: the best so far, the winning route's or the graph search's (a
+   * route ranked before the search may have won then and be slower than its engines).
+   */
   get timeMs(): number {
-    return this.winner?.ms ?? this.choice?.timeMs ?? this.graphMs;
+    return Math.min(this.winner?.ms ?? this.choice?.timeMs ?? this.graphMs, this.graphMs);
   }
 
   /** Whether `c` wins: any faster (first of all, when nothing runs yet), or by its minimum gain. */
@@ -224,8 +233,8 @@ class Tuned {
 
   /**
    * The graph search's result: its winner, unless a route that won against the time it had
-   * when our routes were timed still wins against its final time (the knob search may have found
-   * a faster config since).
+   * when the route was timed (none yet, for a route ranked before the search) still wins against
+   * its final time (the survey and the knob search may have found a faster config since).
    */
   settle(choice: TunedChoice, progress: (message: string) => void): void {
     const w = this.winner;
@@ -235,9 +244,7 @@ class Tuned {
     }
     const graphMs = choice.timeMs ?? Number.POSITIVE_INFINITY;
     if (w.minGain === 0 ? w.ms < graphMs : detourWins(w.ms, graphMs, w.minGain)) return;
-    progress(
-      `${w.label()} ${w.ms.toFixed(3)} ms lost to the knob search's ${graphMs.toFixed(3)} ms`,
-    );
+    progress(`${w.label()} ${w.ms.toFixed(3)} ms lost to cuDNN's best, ${graphMs.toFixed(3)} ms`);
     w.drop();
     this.winner = undefined;
     this.choice = choice;
@@ -267,9 +274,14 @@ class Tuned {
 }
 
 /**
- * The graph search's survey and finalists, then each candidate in order (each kept when it
- * wins), then the knob search; within `budget`, except that a candidate marked `alwaysTimed`
- * (our depthwise kernel: one cheap timing) is timed even after the budget ran out.
+ * The candidates the shape qualifies for that are ranked first (our depthwise kernels, the
+ * space-to-depth routes: see {@link TuneCandidate.ranked}), then the graph search's survey and
+ * finalists (its give-up point counting the ranked winner's time, so that a config many times
+ * slower than it costs one warm-up run), then the other candidates in order (each kept when it
+ * wins), then the knob search; within `budget`, except that a candidate marked `alwaysTimed` is
+ * timed even after the budget ran out. Whatever won before the graph search must still win
+ * against its final time (Tuned.settle): autotune never installs a route slower than the best
+ * cuDNN engine it timed.
  */
 function* tuneAll(
   core: PlanCore,
@@ -280,10 +292,10 @@ function* tuneAll(
   result: Tuned,
   budget: TuneBudget,
 ): Generator<TimingEvent, void, void> {
-  let candidatesTimed = false;
-  const timeCandidates = function* (): Generator<TimingEvent, void, void> {
-    candidatesTimed = true;
-    for (const candidate of CANDIDATES) {
+  const timeCandidates = function* (
+    list: readonly TuneCandidate[],
+  ): Generator<TimingEvent, void, void> {
+    for (const candidate of list) {
       if (candidate.alwaysTimed !== true && !budget.allows()) continue;
       const timed = yield* candidate.time(core, pass, bench, opts, progress, budget);
       if (timed === null) continue;
@@ -294,17 +306,29 @@ function* tuneAll(
       else timed.drop();
     }
   };
-  const searched = yield* searchGraph(core.ctx, pass, bench, progress, budget, (bestMs) => {
-    result.graphMs = bestMs;
-    return timeCandidates();
-  });
+  yield* timeCandidates(CANDIDATES.filter((c) => c.ranked === true));
+  const rest = CANDIDATES.filter((c) => c.ranked !== true);
+  let restTimed = false;
+  const searched = yield* searchGraph(
+    core.ctx,
+    pass,
+    bench,
+    progress,
+    budget,
+    (bestMs) => {
+      restTimed = true;
+      result.graphMs = bestMs;
+      return timeCandidates(rest);
+    },
+    result.winner?.ms,
+  );
   if (searched.exec !== undefined) {
     result.graph = searched.exec;
     result.settle(searched.choice, progress);
   } else {
     result.legacy = searched.legacy;
   }
-  if (!candidatesTimed) yield* timeCandidates();
+  if (!restTimed) yield* timeCandidates(rest);
 }
 
 function tuneFailed(core: PlanCore, pass: Conv3dPass, error: unknown): void {
