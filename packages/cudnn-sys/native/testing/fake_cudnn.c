@@ -14,8 +14,8 @@
  * `ENGINE[:KNOB=VALUE[,KNOB=VALUE...]][@WORKSPACE_BYTES][!NOTE[,NOTE...]]` separated by `;`, e.g.
  * `0:2=1,4=0;0:2=3;28@4096!0`. An engine reports the numerical notes (cudnnBackendNumericalNote_t
  * values) of its first scripted config. Unset or empty, the graph API offers nothing (kernels then takes the
- * legacy fallback), as before the variable existed. Two more suffixes may follow, in this order:
- * `~MS`, the milliseconds each execution of the config takes on the fake device (handed to the
+ * legacy fallback), as before the variable existed. Two more suffixes may follow (the suffixes
+ * in any order): `~MS`, the milliseconds each execution of the config takes on the fake device (handed to the
  * fake libcuda's fake_cuda_spend_ms, so events recorded around the call see it; default 0), and
  * `?NOTE[,NOTE...]`, the behaviour notes (cudnnBackendBehaviorNote_t values) its engine reports,
  * e.g. `28~0.5;61~2.5?0`.
@@ -219,31 +219,27 @@ static int scripted_engines(engine_config_t *out) {
         p = end;
       } while (*p == ',');
     }
-    if (*p == '@') {
-      c->workspace = strtoll(p + 1, &end, 10);
-      p = end;
-    }
-    if (*p == '!') {
-      do {
-        ++p;
-        long long note = strtoll(p, &end, 10);
-        if (end == p) break;
-        if (c->notes < MAX_KNOBS) c->note[c->notes++] = (int)note;
+    /* The suffixes, in any order. */
+    for (;;) {
+      if (*p == '@') {
+        c->workspace = strtoll(p + 1, &end, 10);
         p = end;
-      } while (*p == ',');
-    }
-    if (*p == '~') {
-      c->ms = strtod(p + 1, &end);
-      p = end;
-    }
-    if (*p == '?') {
-      do {
-        ++p;
-        long long note = strtoll(p, &end, 10);
-        if (end == p) break;
-        if (c->behaviours < MAX_KNOBS) c->behaviour[c->behaviours++] = (int)note;
+      } else if (*p == '!' || *p == '?') {
+        const int behaviour = *p == '?';
+        do {
+          ++p;
+          long long note = strtoll(p, &end, 10);
+          if (end == p) break;
+          if (behaviour && c->behaviours < MAX_KNOBS) c->behaviour[c->behaviours++] = (int)note;
+          if (!behaviour && c->notes < MAX_KNOBS) c->note[c->notes++] = (int)note;
+          p = end;
+        } while (*p == ',');
+      } else if (*p == '~') {
+        c->ms = strtod(p + 1, &end);
         p = end;
-      } while (*p == ',');
+      } else {
+        break;
+      }
     }
     while (*p != '\0' && *p != ';') ++p; /* skip what does not parse */
   }

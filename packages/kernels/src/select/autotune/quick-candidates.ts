@@ -28,8 +28,8 @@ import { depthwiseUntuned } from '../../depthwise.js';
 import { type DepthwiseExecutor, depthwiseExecutor } from '../../exec/depthwise.js';
 import type { PassExecutor } from '../../exec/executor.js';
 import { engineName, engineRejection } from '../../policy.js';
-import { isReferenceEngine } from '../../tuning.js';
 import { type BackendDescriptor, C, cudnn, type TimingEvent } from '../../sys.js';
+import { isReferenceEngine } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { candidates, finalizeAllowed, graphExec } from '../graph-choice.js';
 import { makeSpaceToDepth, spaceToDepthRouteFor } from '../space-to-depth-candidate.js';
@@ -98,6 +98,7 @@ export function quickEngines(core: PlanCore, graph: BackendDescriptor): QuickEng
     }
     return null;
   };
+  const offeredAB = ranked.length > 0;
   // As selectGraph takes it: mode A's first that builds, else FALLBACK's first that builds.
   let first = buildFirst(ranked, a.length);
   if (first === null) first = buildFirst(f, f.length);
@@ -105,7 +106,7 @@ export function quickEngines(core: PlanCore, graph: BackendDescriptor): QuickEng
   // FALLBACK's other configs only where A and B offer none at all (their generic engines: engine
   // 1 took 3.4 s a call on the I3D stem's f32 backward-data); no reference engine; only configs
   // the preference allows (asked of their notes, before anything is built).
-  const pool = ranked.length > 0 ? ranked : f;
+  const pool = offeredAB ? ranked : f;
   destroy(pool === f ? ranked : f);
   const next: EngineCandidate[] = [];
   for (const c of pool) {
@@ -160,7 +161,9 @@ function engineRun(
     name: engineName(built.c.engineIndex, built.c.knobs),
     run: () => {
       bindStream(scope.handle, bench.stream.raw, ctx.problem);
-      return pack !== null && cudnn.cudnnBackendExecute(scope.handle.handle, built.plan, pack) === 0;
+      return (
+        pack !== null && cudnn.cudnnBackendExecute(scope.handle.handle, built.plan, pack) === 0
+      );
     },
     choice: (timeMs) => ({
       kind: 'engine',
@@ -214,8 +217,7 @@ function routeRun(
       return true;
     },
     choice: (timeMs) => ({ kind, timeMs }),
-    install: (choice) =>
-      core.install(pass, choice, { depthwise: null, executor }),
+    install: (choice) => core.install(pass, choice, { depthwise: null, executor }),
     drop,
   };
 }
