@@ -60,7 +60,7 @@ for phase in "$@"; do
     depthwise) run depthwise 180 $NODE .carry/kernels-depthwise-device-check.mjs ;;
     # Time to a plan per selection mode (first, quick tune, bounded and unbounded autotune) and
     # each choice's time per call, on the suite's cuDNN (packages/kernels/scripts/budget-device-check.mjs).
-    budget) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run budget 240 $NODE --max-old-space-size=16384 .carry/kernels-budget-device-check.mjs ;;
+    budget) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run budget 180 $NODE --max-old-space-size=16384 .carry/kernels-budget-device-check.mjs ;;
     # Every candidate the quick tune and autotune would time on the default mode's cliff rows, each
     # built and run once, and our routes forced (packages/kernels/scripts/quick-probe-device.mjs).
     quick-probe) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run quick-probe 90 $NODE --max-old-space-size=16384 .carry/kernels-quick-probe-device.mjs ;;

@@ -14,16 +14,14 @@
 // forward pass, the space-to-depth routes, our depthwise kernel, and (where the case says so) the
 // quick tune itself with its select time. It checks nothing (exit 0 unless it crashed): it is
 // data for the quick tune's candidate rules. PROBE_JSON=<path> also writes every row as JSON.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeviceBuffer, Event, Stream } from '../../driver/dist/index.js';
-import { ElementKind } from '../../types/dist/index.js';
+import { Event, Stream } from '../../driver/dist/index.js';
 import { resolvePlanPreference } from '../src/compat.ts';
 import { engineOf } from '../src/cudnn/engine-configs.ts';
 import { bindStream } from '../src/cudnn/handle.ts';
 import { operationGraph, variantPack } from '../src/cudnn/operation-graph.ts';
-import { Conv3dDescriptor } from '../src/descriptor.ts';
 import { depthwiseExecutor } from '../src/exec/depthwise.ts';
 import { resolveOptions } from '../src/plan/options.ts';
 import { Conv3dPlan } from '../src/plan.ts';
@@ -33,6 +31,7 @@ import { createCore } from '../src/select/create.ts';
 import { candidates, finalizeAllowed } from '../src/select/graph-choice.ts';
 import { C, cudnn } from '../src/sys.ts';
 import { eventTimer } from './device-helpers.mjs';
+import { descriptorOf, onesOperands, runOf, suiteCases } from './suite-shapes.mjs';
 
 const T0 = performance.now();
 const DEADLINE_MS = Number(process.env.PROBE_DEADLINE_MS ?? 52000);
@@ -50,14 +49,14 @@ const CASES = (
     const [name, dtype, layout, passes, flags = ''] = s.split(':');
     return { name, dtype, layout, passes: passes.split('+'), flags: new Set(flags.split('+')) };
   });
-const ELEMENT = { f16: ElementKind.F16, bf16: ElementKind.Bf16, f32: ElementKind.F32 };
-const BEHAVIOUR = {
-  [C.CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION]: 'RUNTIME_COMPILATION',
-  [C.CUDNN_BEHAVIOR_NOTE_REQUIRES_FILTER_INT8x32_REORDER]: 'FILTER_INT8x32_REORDER',
-  [C.CUDNN_BEHAVIOR_NOTE_REQUIRES_BIAS_INT8x32_REORDER]: 'BIAS_INT8x32_REORDER',
-  [C.CUDNN_BEHAVIOR_NOTE_SUPPORTS_CUDA_GRAPH_NATIVE_API]: 'CUDA_GRAPH_NATIVE_API',
-};
-const suite = JSON.parse(readFileSync('packages/conformance/suites/conv3d-suite.json', 'utf8'));
+// cudnnBackendBehaviorNote_t names, by value.
+const BEHAVIOUR = [
+  'RUNTIME_COMPILATION',
+  'FILTER_INT8x32_REORDER',
+  'BIAS_INT8x32_REORDER',
+  'CUDA_GRAPH_NATIVE_API',
+];
+const suite = { cases: suiteCases() };
 const stream = Stream.create();
 const rows = [];
 const left = () => DEADLINE_MS - (performance.now() - T0);
@@ -65,27 +64,6 @@ const log = (line, row) => {
   console.log(line);
   if (row) rows.push(row);
 };
-
-function descriptorOf(c, dtype, layout) {
-  let d = Conv3dDescriptor.create({
-    batch: c.n,
-    cIn: c.c_in,
-    dIn: c.in[0],
-    hIn: c.in[1],
-    wIn: c.in[2],
-    cOut: c.c_out,
-    dFilt: c.k[0],
-    hFilt: c.k[1],
-    wFilt: c.k[2],
-    element: ELEMENT[dtype],
-  })
-    .withPadding(...c.pad)
-    .withStride(...c.stride)
-    .withDilation(...c.dil)
-    .withLayout(layout);
-  if (c.groups) d = d.withGroups(c.groups);
-  return d;
-}
 
 /** An engine config's behaviour notes (names), or ['?'] when cuDNN does not say. */
 function behaviourNotes(scope, cfg) {
@@ -292,28 +270,11 @@ function probeEngines(label, d, pass, detour = false) {
   core.dispose();
 }
 
-/** x, w, y filled with 1.0 in the element's format. */
-function operands(d) {
-  const make = (elements) => {
-    const b = DeviceBuffer.alloc(elements * d.elementBytes, { stream });
-    if (d.elementBytes === 2) b.fillSync16(d.element === ElementKind.F16 ? 0x3c00 : 0x3f80);
-    else b.fillSync32(0x3f800000);
-    return b;
-  };
-  return { x: make(d.xElements), w: make(d.wElements), y: make(d.yElements) };
-}
-
 const time = eventTimer(stream, { warmup: 1, reps: 3 });
-const runOf = (plan, ops, pass) =>
-  pass === 'fw'
-    ? () => plan.runFw({ x: ops.x, w: ops.w, y: ops.y })
-    : pass === 'bwData'
-      ? () => plan.runBwData({ w: ops.w, dy: ops.y, dx: ops.x })
-      : () => plan.runDw({ x: ops.x, dy: ops.y, dw: ops.w });
 
 /** Our routes forced through the public options, each timed per pass. */
 async function probeRoutes(label, d, passes, flags) {
-  const ops = operands(d);
+  const ops = onesOperands(d, stream);
   const routes = [
     ['first', { heuristic: 'first' }],
     ['detour', { heuristic: 'first', layoutDetour: 'always' }],

@@ -222,13 +222,21 @@ function routeRun(
   };
 }
 
-/** Nothing to tune: the quick tune makes its routes' inner plans in heuristic mode. */
-function* noTuning(): Generator<TimingEvent, void, void> {}
+/** Waits on nothing (the quick tune makes its routes' inner plans in heuristic mode: no tuning). */
+function* noEvents(): Generator<TimingEvent, void, void> {}
+
+/** A candidate made without waiting on the GPU. */
+function made(make: (bench: TuneBench) => QuickRun | null): QuickCandidate {
+  return function* (bench) {
+    yield* noEvents();
+    return make(bench);
+  };
+}
 
 /** The space-to-depth route of `pass` made where the shape qualifies and the option is 'tuned'. */
 export function* spaceToDepthExecutor(core: PlanCore, pass: Conv3dPass, opts: ResolvedOptions) {
   if (spaceToDepthRouteFor(core, opts)?.option !== 'tuned') return null;
-  return yield* makeSpaceToDepth(core, pass, opts, noTuning);
+  return yield* makeSpaceToDepth(core, pass, opts, noEvents);
 }
 
 /**
@@ -246,24 +254,22 @@ export function quickCandidates(
   const list: QuickCandidate[] = [];
   const dw = depthwiseExecutor(ctx, pass);
   const ours: QuickCandidate | null =
-    dw === null
-      ? null
-      : function* (bench) {
-          return depthwiseRun(core, pass, bench, dw);
-        };
-  const firstEngine: QuickCandidate = function* (bench) {
+    dw === null ? null : made((bench) => depthwiseRun(core, pass, bench, dw));
+  const firstEngine = made((bench) => {
     const first = engines.takeFirst();
     return first === null ? null : engineRun(core, pass, bench, first);
-  };
+  });
   if (ours !== null && depthwiseUntuned(dw!.call.launch)) list.push(ours);
   if (engines.hasFirst) list.push(firstEngine);
   if (ours !== null && !list.includes(ours)) list.push(ours);
   if (dw !== null && opts.layoutDetour === 'tuned' && core.detourAvailable()) {
-    list.push(function* (bench) {
-      const detour = core.ensureDetour().executor(pass);
-      // Made once for the plan: select drops it when no pass takes it.
-      return routeRun(core, pass, bench, 'layoutDetour', detour, () => {});
-    });
+    list.push(
+      made((bench) => {
+        const detour = core.ensureDetour().executor(pass);
+        // Made once for the plan: select drops it when no pass takes it.
+        return routeRun(core, pass, bench, 'layoutDetour', detour, () => {});
+      }),
+    );
   }
   if (spaceToDepthRouteFor(core, opts)?.option === 'tuned') {
     list.push(function* (bench) {
@@ -274,17 +280,19 @@ export function quickCandidates(
     });
   }
   for (const c of [...engines.next]) {
-    list.push(function* (bench) {
-      const i = engines.next.indexOf(c);
-      if (i < 0) return null;
-      engines.next.splice(i, 1);
-      const built = finalizeAllowed(ctx, c);
-      if (built === null) {
-        ctx.scope.destroyBackend(c.cfg);
-        return null;
-      }
-      return engineRun(core, pass, bench, built);
-    });
+    list.push(
+      made((bench) => {
+        const i = engines.next.indexOf(c);
+        if (i < 0) return null;
+        engines.next.splice(i, 1);
+        const built = finalizeAllowed(ctx, c);
+        if (built === null) {
+          ctx.scope.destroyBackend(c.cfg);
+          return null;
+        }
+        return engineRun(core, pass, bench, built);
+      }),
+    );
   }
   return { list, firstEngine };
 }

@@ -8,8 +8,7 @@
  * installs nothing: the pass is left to the heuristics, as if never tuned, and the warning says
  * so. The default mode's quick tune is quick.ts.
  */
-import { ElementKind } from '@baracuda/types';
-import { autotuneKey, readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
+import { readAutotuneCache, saveAutotuneEntry } from '../../autotune-cache.js';
 import { type Conv3dPass, PASSES } from '../../core/pass.js';
 import type { ResolvedOptions } from '../../core/types.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
