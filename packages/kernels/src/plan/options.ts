@@ -39,7 +39,9 @@ export interface Conv3dPlanOptions {
    * that problem's own plan, and the result transposed back. cuDNN's engines for one layout often
    * transpose to the other inside; ours move 90–97% of a copy's bandwidth on an H200. `'tuned'`
    * (the default): autotune times it per pass against the engines for the problem's own layout
-   * and takes it when at least 2% faster (f32, TF32, f16 and bf16; not f64); heuristic plans do
+   * and takes it when at least 2% faster (f32, TF32, f16 and bf16; not f64); the default
+   * mode's quick tune times it too where our depthwise kernels apply (groups = channels; our
+   * kernels differ by layout) and takes it when 3% faster; a heuristic plan with `'first'` does
    * not use it. `'always'`: every pass takes it, heuristic or autotuned (tests, or where it is
    * known to be faster). `'never'`: it is not used except where an erratum requires it. Never
    * into a layout an erratum covers; not used by pinned plans. Defaults to
@@ -48,8 +50,10 @@ export interface Conv3dPlanOptions {
   layoutDetour?: 'tuned' | 'always' | 'never';
   /**
    * Autotune's time budget per pass, in wall-clock milliseconds, checked between candidates
-   * (never inside a measurement). Candidates are timed in ranked order (the heuristics' order,
-   * then our own routes, then the knob search around the fastest), and when the budget is spent
+   * (never inside a measurement). Candidates are timed in ranked order (the routes the shape
+   * qualifies for: our depthwise kernels and the space-to-depth routes; the heuristics' order,
+   * cuDNN's reference engines last; our other routes; the knob search around the fastest), none
+   * slower than the best engine timed is installed, and when the budget is spent
    * the best so far wins; its cache entry records the budget, so that a select with a larger
    * budget (or none) tunes that pass again. `0` or `Infinity`: no budget (every candidate is
    * timed, as before budgets existed). Defaults to `$BARACUDA_AUTOTUNE_BUDGET_MS`, else
@@ -58,11 +62,13 @@ export interface Conv3dPlanOptions {
   autotuneBudgetMs?: number;
   /**
    * What the heuristic mode (`algorithm: 'heuristic'`, the default) does at select, for each pass
-   * in `options.passes`. `'quick-tune'` (the default): the heuristics' first few engine configs
-   * and our own kernel where it applies are each timed a few runs on scratch operands (at most
-   * 200 ms per pass, `QUICK_TUNE_BUDGET_MS`), and the fastest runs (the first keeps its place
-   * unless another is at least 3% faster); the choice is kept in the autotune cache under its own
-   * key, so a later select of the problem times nothing. `'first'`: the heuristics' first
+   * in `options.passes`. `'quick-tune'` (the default): the heuristics' first choice, then the
+   * routes the shape qualifies for (our depthwise kernel and its layout detour, the space-to-depth
+   * routes, as their options allow), then the next engine configs of heuristic modes A and B, are
+   * each made when their turn comes and timed a few runs on scratch operands (at most 200 ms per
+   * pass, `QUICK_TUNE_BUDGET_MS`, checked before each; a hopeless one runs once), and the fastest
+   * runs (the first keeps its place unless another is at least 3% faster); the choice is kept in
+   * the autotune cache under its own key, so a later select of the problem times nothing. `'first'`: the heuristics' first
    * config that builds, nothing timed (the behaviour before quick tuning, and PyTorch's default).
    * Defaults to `$BARACUDA_HEURISTIC`, else `'quick-tune'`.
    */
@@ -72,8 +78,10 @@ export interface Conv3dPlanOptions {
    * dilation 1 and groups 1: x folded patch by patch into channels (space-to-depth, our kernel,
    * into plan-owned scratch) and the 1×1×1 convolution of that with the same filter bytes, a GEMM
    * cuDNN runs as its own plan (backward-data: the result folded back). `'tuned'` (the default):
-   * autotune times it per pass and takes it when at least 2% faster; heuristic plans do not use
-   * it. `'always'`: every pass it applies to takes it, heuristic or autotuned (tests, or where it
+   * timed where the shape qualifies, never where it does not: autotune times it per pass (before
+   * the heuristics' configs) and takes it when at least 2% faster than the best it timed, the
+   * default mode's quick tune when 3% faster than the heuristics' first choice; a heuristic plan
+   * with `heuristic: 'first'` does not use it. `'always'`: every pass it applies to takes it, heuristic or autotuned (tests, or where it
    * is known to be faster). `'never'`: not used. Not used by pinned plans. Defaults to
    * `$BARACUDA_PATCH_GEMM`, else `'tuned'`.
    */
