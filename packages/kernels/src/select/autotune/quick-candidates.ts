@@ -7,10 +7,10 @@
  *   config, or first where it is the pass's untuned default (see depthwiseUntuned);
  * - where our depthwise kernel applies, the layout detour (the problem run in the other layout by
  *   that layout's default: our kernel there, or its heuristics' first config), since our kernels
- *   differ by layout (X3D's NDHWC forward: 0.46 ms here, 0.21 ms through NCDHW, run 64);
+ *   differ by layout (X3D's NDHWC forward: 0.52 ms here, 0.22 ms through NCDHW, run 68);
  * - where the shape qualifies (kernel = stride, no padding; a small-cIn stride-2 stem) and the
- *   option is `'tuned'`, the space-to-depth route (VideoMAE's patch backward-data: 0.30 ms against
- *   the heuristics' 4.5 ms);
+ *   option is `'tuned'`, the space-to-depth route (VideoMAE's f16 patch backward-data: 0.60 ms
+ *   against the heuristics' 4.6 ms, run 68);
  * - the engine configs of heuristic modes A and B that the preference allows (B offers engines
  *   A does not: X3D's NDHWC depthwise backward-filter has no A config, and B's first, the split-K
  *   engine 61, ran in 0.13 ms against our kernel's 0.72 ms and the FALLBACK first's 51 ms, run

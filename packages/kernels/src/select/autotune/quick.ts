@@ -34,8 +34,6 @@ import {
 } from './quick-candidates.js';
 import { timeRuns } from './timing.js';
 
-export { QUICK_CONFIGS } from './quick-candidates.js';
-
 /** How much faster than the incumbent a challenger must time to replace it. */
 export const QUICK_MIN_GAIN = 0.03;
 /** A candidate whose warm-up runs take this many times the fastest so far is not timed further. */
