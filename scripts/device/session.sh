@@ -70,12 +70,12 @@ for phase in "$@"; do
     # The fused epilogue (bias, residual, every activation; runBwEpilogue) against the f64 reference.
     check-epilogue) run check-epilogue 120 $NODE .carry/kernels-epilogue-device-check.mjs ;;
     # Conv + bias + ReLU forward, ours against PyTorch eager, in turns (scripts/device/bench-layer.sh).
-    bench-layer) run bench-layer 150 env NODE=$NODE bash scripts/device/bench-layer.sh "$LOGS" ;;
+    bench-layer) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run bench-layer 150 env NODE=$NODE bash scripts/device/bench-layer.sh "$LOGS" ;;
     # A U-Net stage training step, ours against PyTorch eager / CUDA graphs / torch.compile, in turns,
     # round 1 checked against the f64 reference and PyTorch (scripts/device/bench-stage.sh).
     # torch.compile only in round 1 and only inside STAGE_COMPILE_BUDGET_S of the torch process;
     # rounds only while they fit STAGE_BUDGET_S, so the merge runs inside the limit.
-    bench-stage) run bench-stage 240 env NODE=$NODE STAGE_COMPILE_BUDGET_S=${STAGE_COMPILE_BUDGET_S:-45} STAGE_BUDGET_S=${STAGE_BUDGET_S:-200} bash scripts/device/bench-stage.sh "$LOGS" ;;
+    bench-stage) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run bench-stage 240 env NODE=$NODE STAGE_COMPILE_BUDGET_S=${STAGE_COMPILE_BUDGET_S:-45} STAGE_BUDGET_S=${STAGE_BUDGET_S:-200} bash scripts/device/bench-stage.sh "$LOGS" ;;
     check-919) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run check-919 420 $NODE --max-old-space-size=16384 .carry/cli.cjs check --json "$LOGS/check-919.json" ${CHECK919_ARGS:-} ;;
     cudnn)
       EXPECT_CUDNN_VERSION=9.14 run cudnn-system 120 $NODE .carry/cudnn-sys-device-check.mjs

@@ -6,7 +6,8 @@
 // @baracuda/kernels API: conv1, conv2 and the down convolution with the fused bias + ReLU, the
 // transposed up convolution; forward, then runBwEpilogue, runBwData and runDw of every layer),
 // heuristic plans, timed as a whole between CUDA events (device-helpers' eventTimer), the median
-// of 20 steps after 3 warm-up steps; the forward alone likewise. DTYPE: f16, bf16 (NDHWC rows),
+// of 20 steps after 3 warm-up steps; the forward alone likewise; then each call alone (calls_ms,
+// also printed on stderr), to show where the step's time goes. DTYPE: f16, bf16 (NDHWC rows),
 // f32 (strict) or tf32 (f32 storage, TF32 math). The inputs are the same on both sides: a hash
 // of each element's logical (NCDHW, weights [out, in, k]) index, the tensor and the round
 // (conformance/src/stage/bench-inputs.ts; the Python side computes the same), stored in the
@@ -130,6 +131,14 @@ for (const row of rows) {
   const time = eventTimer(stream, { warmup: 3, reps: 20 });
   result.step_ms = time(() => stage.step());
   result.forward_ms = time(() => stage.forward());
+  // Where the step's time goes: each call timed alone (after the step's warm-up, so its inputs
+  // are the step's own), the median of 20.
+  result.calls_ms = {};
+  const ops = [...stage.forwardOps(), ...stage.backwardOps()];
+  for (const op of ops) result.calls_ms[op.name] = time(() => op.run());
+  process.stderr.write(
+    `${row} round ${round} per call (ms): ${ops.map((op) => `${op.name} ${result.calls_ms[op.name].toFixed(3)}`).join(', ')}\n`,
+  );
   console.log(JSON.stringify(result));
   stage.dispose();
 }

@@ -44,6 +44,7 @@ export {
   type StageAlgorithm,
   type StageBuffer,
   type StageDtype,
+  type StageOp,
   type StageKernels,
   type StageOptions,
   stageElementBytes,

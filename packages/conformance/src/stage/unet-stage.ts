@@ -20,6 +20,12 @@ import {
 /** The element types a stage runs in (`tf32`: f32 storage, TF32 tensor-core math). */
 export type StageDtype = 'f32' | 'tf32' | 'f16' | 'bf16';
 
+/** One call of the step, named `layer.pass` (e.g. `conv2.bwEpilogue`), enqueued by `run`. */
+export interface StageOp {
+  readonly name: string;
+  readonly run: () => void;
+}
+
 /** The part of @baracuda/kernels the stage uses. */
 export type StageKernels = Pick<
   typeof import('@baracuda/kernels'),
@@ -153,32 +159,49 @@ export class UnetStage<B extends StageBuffer> {
 
   /** Enqueue the forward pass: a1, a2, a3 (fused conv + bias + ReLU), y (transposed conv). */
   forward(stream?: Stream): void {
-    this.#live();
-    const t = this.tensors;
-    const s = stream === undefined ? {} : { stream };
-    this.#full.runFw({ x: t.x, w: t.w1, y: t.a1, bias: t.b1, ...s });
-    this.#full.runFw({ x: t.a1, w: t.w2, y: t.a2, bias: t.b2, ...s });
-    this.#down.runFw({ x: t.a2, w: t.wd, y: t.a3, bias: t.bd, ...s });
-    this.#up.runFw({ x: t.a3, w: t.wu, y: t.y, ...s });
+    for (const op of this.forwardOps(stream)) op.run();
   }
 
   /** Enqueue the backward pass of the loss ⟨y, dy⟩ from the forward's activations. */
   backward(stream?: Stream): void {
+    for (const op of this.backwardOps(stream)) op.run();
+  }
+
+  /** The forward pass as its calls, in order, each named `layer.pass` (for a per-call timing). */
+  forwardOps(stream?: Stream): StageOp[] {
     this.#live();
     const t = this.tensors;
     const s = stream === undefined ? {} : { stream };
-    this.#up.runBwData({ dy: t.dy, w: t.wu, dx: t.da3, ...s });
-    this.#up.runDw({ x: t.a3, dy: t.dy, dw: t.dwu, ...s });
+    return [
+      { name: 'conv1.fw', run: () => this.#full.runFw({ x: t.x, w: t.w1, y: t.a1, bias: t.b1, ...s }) },
+      { name: 'conv2.fw', run: () => this.#full.runFw({ x: t.a1, w: t.w2, y: t.a2, bias: t.b2, ...s }) },
+      { name: 'down.fw', run: () => this.#down.runFw({ x: t.a2, w: t.wd, y: t.a3, bias: t.bd, ...s }) },
+      { name: 'up.fw', run: () => this.#up.runFw({ x: t.a3, w: t.wu, y: t.y, ...s }) },
+    ];
+  }
+
+  /** The backward pass as its calls, in order, each named `layer.pass`. */
+  backwardOps(stream?: Stream): StageOp[] {
+    this.#live();
+    const t = this.tensors;
+    const s = stream === undefined ? {} : { stream };
+    const ops: StageOp[] = [
+      { name: 'up.bwData', run: () => this.#up.runBwData({ dy: t.dy, w: t.wu, dx: t.da3, ...s }) },
+      { name: 'up.bwFilter', run: () => this.#up.runDw({ x: t.a3, dy: t.dy, dw: t.dwu, ...s }) },
+    ];
     const layers = [
-      [this.#down, t.a2, t.wd, t.a3, t.da3, t.dp3, t.dbd, t.da2, t.dwd],
-      [this.#full, t.a1, t.w2, t.a2, t.da2, t.dp2, t.db2, t.da1, t.dw2],
-      [this.#full, t.x, t.w1, t.a1, t.da1, t.dp1, t.db1, t.dx, t.dw1],
+      ['down', this.#down, t.a2, t.wd, t.a3, t.da3, t.dp3, t.dbd, t.da2, t.dwd],
+      ['conv2', this.#full, t.a1, t.w2, t.a2, t.da2, t.dp2, t.db2, t.da1, t.dw2],
+      ['conv1', this.#full, t.x, t.w1, t.a1, t.da1, t.dp1, t.db1, t.dx, t.dw1],
     ] as const;
-    for (const [plan, x, w, y, dy, dyPre, dBias, dx, dw] of layers) {
-      plan.runBwEpilogue({ dy, y, dyPre, dBias, ...s });
-      plan.runBwData({ w, dy: dyPre, dx, ...s });
-      plan.runDw({ x, dy: dyPre, dw, ...s });
+    for (const [layer, plan, x, w, y, dy, dyPre, dBias, dx, dw] of layers) {
+      ops.push(
+        { name: `${layer}.bwEpilogue`, run: () => plan.runBwEpilogue({ dy, y, dyPre, dBias, ...s }) },
+        { name: `${layer}.bwData`, run: () => plan.runBwData({ w, dy: dyPre, dx, ...s }) },
+        { name: `${layer}.bwFilter`, run: () => plan.runDw({ x, dy: dyPre, dw, ...s }) },
+      );
     }
+    return ops;
   }
 
   /** Enqueue one training step: forward then backward. */
