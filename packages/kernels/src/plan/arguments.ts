@@ -57,11 +57,24 @@ export interface Conv3dBwEpilogueArgs {
   /** Stream to enqueue on. Defaults to the stream given to `select`. */
   stream?: StreamLike;
 }
-/** Arguments of `runBwData`: dx = alpha * convBwData(w, dy) + beta * dx. */
+/**
+ * Arguments of `runBwData`: dx = alpha * convBwData(w, dy) + beta * dx (then, with the descriptor's
+ * input activation, dx · act'(·)).
+ */
 export interface Conv3dBwDataArgs extends RunCommon {
   w: Conv3dTensorArg;
   dy: Conv3dTensorArg;
   dx: Conv3dTensorArg;
+  /**
+   * The input activation's output, which is this layer's input x (dx's shape): required for relu,
+   * sigmoid, tanh and clamp (`withInputActivation`), refused otherwise.
+   */
+  x?: Conv3dTensorArg;
+  /**
+   * The value before the input activation (dx's shape, written by the previous layer's runFw
+   * `preActivation`): required for leakyRelu, gelu, geluTanh and silu, refused otherwise.
+   */
+  preActivation?: Conv3dTensorArg;
 }
 /** Arguments of `runDw`: dw = alpha * convBwFilter(x, dy) + beta * dw. */
 export interface Conv3dDwArgs extends RunCommon {
