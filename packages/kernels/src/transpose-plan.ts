@@ -18,6 +18,7 @@ import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js'
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
 import { Conv3dDescriptor } from './descriptor.js';
+import { skuEpilogue } from './epilogue/epilogue.js';
 import { checkBwEpilogue, checkEpilogueFw } from './epilogue/run-args.js';
 import { TrailingPlanes } from './exec/trailing-planes.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
@@ -281,10 +282,14 @@ export class ConvTranspose3dPlan {
     return precisionGuarantee(this.#core);
   }
 
-  /** Identity of the kernel; `op` is `'conv_transpose3d'`. */
+  /** Identity of the kernel; `op` is `'conv_transpose3d'`, `epilogue` the descriptor's (as Conv3dPlan#sku). */
   sku(): KernelSku {
     this.#core.checkNotDisposed();
-    return { ...kernelSku(this.#core), op: ConvKind.ConvTranspose3d };
+    return {
+      ...kernelSku(this.#core),
+      op: ConvKind.ConvTranspose3d,
+      epilogue: skuEpilogue(this.descriptor.epilogue),
+    };
   }
 
   /**

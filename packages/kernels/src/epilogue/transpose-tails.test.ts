@@ -216,6 +216,12 @@ describe.skipIf(fake === null)(
         120n,
       ]);
       expect(l.params.getInt32(56, true)).toBe(1);
+      const named = ConvTranspose3dPlan.selectSync(
+        stream,
+        up().withEpilogue({ bias: true, activation: 'relu' }),
+      );
+      expect(named.sku().epilogue).toBe('bias_relu');
+      named.dispose();
       // The other passes are untouched.
       expect(plan.algorithm('bwData').name).not.toContain('epilogue');
       plan.dispose();
@@ -225,6 +231,7 @@ describe.skipIf(fake === null)(
       const d = up().withEpilogue({ bias: true, residual: true, activation: 'gelu' });
       const plan = ConvTranspose3dPlan.selectSync(stream, d);
       expect(plan.algorithm('fw')).toMatchObject({ path: 'graph', name: 'engine 0 fused' });
+      expect(plan.sku()).toMatchObject({ op: 'conv_transpose3d', epilogue: undefined });
       plan.runFw({ ...tops, bias: slice(0x5000n), z: slice(0x600000n) });
       // uid order x_conv (the transposed y), w, y_conv (the transposed x), bias, z.
       expect(bound(5)).toEqual([['300000', '2000', '100000', '5000', '600000']]);
