@@ -124,10 +124,15 @@ export function checkBwEpilogue(
       'descriptor',
     );
   }
-  const dy = checkTensorArg('dy', given.dy, d.shape, d.strides, target);
+  const { dy: dyArg, y, preActivation, dyPre: dyPreArg, dBias: dBiasArg } = given;
+  const stream =
+    given.stream === undefined ? target.stream : runStream(given.stream, target.device);
+  if (dyArg === undefined && dyPreArg !== undefined) {
+    return biasOnly(d, target, { y, preActivation, dyPre: dyPreArg, dBias: dBiasArg }, stream);
+  }
+  const dy = checkTensorArg('dy', dyArg, d.shape, d.strides, target);
   const input = e.backwardInput;
   const act = `activation '${e.activation}'`;
-  const { y, preActivation, dyPre: dyPreArg, dBias: dBiasArg } = given;
   let saved = 0n;
   if (input === 'none') {
     if (y !== undefined || preActivation !== undefined || dyPreArg !== undefined) {
@@ -177,9 +182,43 @@ export function checkBwEpilogue(
       'dBias',
     );
   }
-  const stream =
-    given.stream === undefined ? target.stream : runStream(given.stream, target.device);
   return { dy, saved, dyPre, dBias, stream };
+}
+
+/**
+ * `dyPre` alone (no dy): the gradient is through the activation already (the next layer's
+ * runBwData with `withInputActivation` wrote it), so only dBias = Σ dyPre is reduced from it.
+ */
+function biasOnly(
+  d: EpilogueShape,
+  target: RunTarget,
+  given: { y: unknown; preActivation: unknown; dyPre: unknown; dBias: unknown },
+  stream: StreamLike,
+): CheckedBwEpilogue {
+  const e = d.epilogue;
+  if (given.y !== undefined || given.preActivation !== undefined) {
+    throw new InvalidProblemError(
+      "Expected neither y nor preActivation with dyPre alone (no dy): the activation's backward is done, only dBias is reduced from dyPre",
+      given.y !== undefined ? 'y' : 'preActivation',
+    );
+  }
+  if (!e.bias) {
+    throw new InvalidProblemError(
+      `Expected dy: dyPre alone asks for the bias gradient only, and epilogue ${e.describe()} has no bias`,
+      'dy',
+    );
+  }
+  if (given.dBias === undefined) {
+    throw new InvalidProblemError(
+      `Expected dBias (the bias gradient, [${d.shape[1]}]) with dyPre alone but received undefined`,
+      'dBias',
+    );
+  }
+  const dyPre = checkTensorArg('dyPre', given.dyPre, d.shape, d.strides, target);
+  const { shape, strides } = biasShape(d);
+  const dBias = checkTensorArg('dBias', given.dBias, shape, strides, target);
+  // dy is dyPre itself and no activation gradient is written.
+  return { dy: dyPre, saved: 0n, dyPre: 0n, dBias, stream };
 }
 
 /**

@@ -502,3 +502,55 @@ describe.skipIf(fake === null)(
     });
   },
 );
+
+describe.skipIf(fake === null)('runBwEpilogue with dyPre alone (fake library)', () => {
+  it('reduces dBias from a gradient already through the activation, on both plans', () => {
+    const layer = Conv3dDescriptor.create(problem)
+      .withPadding(1, 1, 1)
+      .withEpilogue({ bias: true, activation: 'gelu' });
+    const plan = Conv3dPlan.selectSync(stream, layer);
+    plan.runBwEpilogue({ dyPre: slice(0x300000n), dBias: slice(0x5000n) });
+    expect(launches.map((l) => l.name)).toEqual(['baracuda_epilogue_bias_grad_f32']);
+    // dy = dyPre, dBias; channels 3 (the convolution's y), inner D·H·W, outer N.
+    expect([0, 8, 16, 24, 32].map((o) => u64(launches[0]!, o))).toEqual([
+      0x300000n,
+      0x5000n,
+      3n,
+      120n,
+      2n,
+    ]);
+    expect(() =>
+      plan.runBwEpilogue({
+        dyPre: slice(0x300000n),
+        preActivation: slice(0x400000n),
+        dBias: slice(0x5000n),
+      }),
+    ).toThrow(
+      "Expected neither y nor preActivation with dyPre alone (no dy): the activation's backward is done, only dBias is reduced from dyPre",
+    );
+    expect(() => plan.runBwEpilogue({ dyPre: slice(0x300000n) })).toThrow(
+      'Expected dBias (the bias gradient, [3]) with dyPre alone but received undefined',
+    );
+    plan.dispose();
+    const noBias = Conv3dPlan.selectSync(
+      stream,
+      Conv3dDescriptor.create(problem).withEpilogue({ activation: 'relu' }),
+    );
+    expect(() => noBias.runBwEpilogue({ dyPre: slice(0x300000n) })).toThrow(
+      new InvalidProblemError(
+        'Expected dy: dyPre alone asks for the bias gradient only, and epilogue relu has no bias',
+        'dy',
+      ),
+    );
+    noBias.dispose();
+    launches = [];
+    const t = ConvTranspose3dPlan.selectSync(
+      stream,
+      up().withEpilogue({ bias: true, activation: 'silu' }),
+    );
+    t.runBwEpilogue({ dyPre: slice(0x300000n), dBias: slice(0x5000n) });
+    expect(launches.map((l) => l.name)).toEqual(['baracuda_epilogue_bias_grad_f32']);
+    expect(u64(launches[0]!, 16)).toBe(3n);
+    t.dispose();
+  });
+});

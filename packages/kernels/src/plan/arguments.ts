@@ -44,8 +44,12 @@ export interface Conv3dFwArgs extends RunCommon {
  * neither (nor dyPre) for identity; `dBias` exactly when the epilogue has a bias.
  */
 export interface Conv3dBwEpilogueArgs {
-  /** The gradient of the layer's output. */
-  dy: Conv3dTensorArg;
+  /**
+   * The gradient of the layer's output. Omit it and pass `dyPre` and `dBias` alone where dyPre is
+   * already through the activation (the next layer's runBwData with `withInputActivation` wrote
+   * it): only dBias = Σ dyPre is computed.
+   */
+  dy?: Conv3dTensorArg;
   /** The forward output (relu, sigmoid, tanh, clamp). */
   y?: Conv3dTensorArg;
   /** The forward pre-activation (leakyRelu, gelu, geluTanh, silu), written by `runFw`'s `preActivation`. */
