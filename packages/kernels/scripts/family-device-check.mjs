@@ -23,6 +23,8 @@ import {
 //    dx · act'(x or preActivation); relu, gelu, geluTanh and silu take the fused graph where an
 //    engine finalizes, and the unfused route (our kernel after the pass) on rows with beta ≠ 0 and
 //    in pinned mode; the other activations always run unfused. algorithm() is printed per row.
+// 4. runBwEpilogue({ dyPre, dBias }) without dy (the bias gradient only) on both plans.
+// Then, timed, one large layer's backward-data plain and with the input relu's backward.
 // Every row: fresh random inputs, outputs poisoned with NaN (0xff bytes), the result against the
 // f64 reference of packages/conformance by relative L2. One line per case, then
 // `tfamily: N passed, M failed`; exit code 1 on any failure. Rows past the time budget
@@ -34,7 +36,7 @@ import {
   ConvTranspose3dDescriptor,
   ConvTranspose3dPlan,
 } from '../dist/index.js';
-import { elementArray, loadElement, relL2, storeElement } from './device-helpers.mjs';
+import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
 
 const quick = process.argv.includes('--quick');
 const stream = Stream.create();
@@ -318,6 +320,46 @@ async function transposedBwEpilogue(element, layout, act) {
   }
 }
 
+/** runBwEpilogue({ dyPre, dBias }) without dy: dBias = Σ dyPre only (a stack's fused backward-data wrote dyPre). */
+async function biasOnlyRow(kind, element, layout) {
+  const base =
+    kind === 'conv'
+      ? convolution(CONVS[1], element, layout)
+      : transposed(TRANSPOSED[1], element, layout);
+  const desc = base.withEpilogue({ bias: true, activation: 'gelu' });
+  const Plan = kind === 'conv' ? Conv3dPlan : ConvTranspose3dPlan;
+  const what = `${kind} bwEpilogue dyPre-only ${element} ${layout} ${desc.epilogue.describe()}`;
+  const buffers = [];
+  const keep = (b) => {
+    buffers.push(b);
+    return b;
+  };
+  let plan;
+  try {
+    plan = await Plan.select(stream, desc);
+    const count = product(desc.yShape);
+    const g = random(element, count);
+    const dBias = keep(poisoned(element, desc.cOut));
+    plan.runBwEpilogue({ dyPre: keep(upload(element, g)), dBias });
+    await stream.synchronize();
+    const p = kind === 'conv' ? CONVS[1] : TRANSPOSED[1];
+    const rp = refProblem(p, layout);
+    const t =
+      kind === 'conv'
+        ? { n: p.n, c: p.cOut, dims: desc.outputDims(), layout }
+        : transposeOutput(rp);
+    const want = epilogueBackwardOn(t, g.values, g.values, { activation: 'identity' });
+    const err = relL2(download(element, dBias, desc.cOut), want.dBias);
+    const tol = ELEMENTS[element].tol;
+    report(err <= tol, `${what}: dBias relL2 ${err.toExponential(2)} (tol ${tol})`);
+  } catch (error) {
+    report(false, `${what}: ${error?.stack ?? error}`);
+  } finally {
+    plan?.dispose();
+    for (const b of buffers) b.dispose();
+  }
+}
+
 async function inputActivationRow(kind, p, pi, element, layout, mode, act, alpha, beta) {
   const base = kind === 'conv' ? convolution(p, element, layout) : transposed(p, element, layout);
   const desc = base.withInputActivation(act);
@@ -415,6 +457,8 @@ for (const element of Object.keys(ELEMENTS)) {
         }
       }
     }
+    rows.push(() => biasOnlyRow('conv', element, layout));
+    rows.push(() => biasOnlyRow('convT', element, layout));
     groups.push(rows);
   }
 }
@@ -432,6 +476,53 @@ for (const check of ordered) {
   await check();
 }
 console.log(`checks took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+// Timing (CUDA events, median of 30): one large layer's backward-data, plain against with the
+// input relu's backward (fused where algorithm('bwData') says so, else our kernel after it).
+if (!quick) {
+  const p = {
+    n: 2,
+    cIn: 64,
+    cOut: 64,
+    in: [32, 64, 64],
+    k: [3, 3, 3],
+    pad: [1, 1, 1],
+    stride: [1, 1, 1],
+    groups: 1,
+  };
+  for (const element of ['f16', 'bf16']) {
+    try {
+      await timeBwData(p, element);
+    } catch (error) {
+      report(false, `TIME ${element} bwData: ${error?.stack ?? error}`);
+    }
+  }
+}
+
+/** One large layer's backward-data timed plain and with the input relu's backward. */
+async function timeBwData(p, element) {
+  const base = convolution(p, element, 'ndhwc');
+  const bytes = ELEMENTS[element].bytes;
+  const counts = [base.wElements, base.yElements, base.xElements, base.xElements];
+  const [w, dy, dx, x] = counts.map((n) => DeviceBuffer.alloc(n * bytes));
+  const plans = [];
+  try {
+    for (const b of [w, dy, dx, x]) b.memsetSync(0);
+    const plain = await Conv3dPlan.select(stream, base);
+    plans.push(plain);
+    const tail = await Conv3dPlan.select(stream, base.withInputActivation({ activation: 'relu' }));
+    plans.push(tail);
+    const time = eventTimer(stream, { warmup: 5, reps: 30 });
+    const msPlain = time(() => plain.runBwData({ w, dy, dx }));
+    const msTail = time(() => tail.runBwData({ w, dy, dx, x }));
+    console.log(
+      `TIME ${element} ndhwc n2 64→64 32×64×64 k3 bwData: plain ${msPlain.toFixed(3)} ms [${plain.algorithm('bwData').name}], with relu' ${msTail.toFixed(3)} ms [${tail.algorithm('bwData').name}] (median of 30)`,
+    );
+  } finally {
+    for (const plan of plans) plan.dispose();
+    for (const b of [w, dy, dx, x]) b.dispose();
+  }
+}
 if (refused > 0) console.log(`${refused} rows refused by pinned mode (not counted)`);
 if (notRun > 0)
   console.log(

@@ -12,12 +12,11 @@ import {
   type KernelSku,
   type PlanPreference,
   type PrecisionGuarantee,
-  UnsupportedError,
 } from '@baracuda/types';
 import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
-import { Conv3dDescriptor } from './descriptor.js';
+import type { Conv3dDescriptor } from './descriptor.js';
 import { skuEpilogue } from './epilogue/epilogue.js';
 import { checkBwEpilogue, checkEpilogueFw } from './epilogue/run-args.js';
 import { TrailingPlanes } from './exec/trailing-planes.js';
@@ -31,6 +30,7 @@ import type {
   ConvTranspose3dDwArgs,
   ConvTranspose3dFwArgs,
 } from './plan/transpose-arguments.js';
+import { fullOutputConv } from './plan/transpose-full-output.js';
 import { TransposeTails } from './plan/transpose-tails.js';
 import { guardReceivers } from './receivers.js';
 import { checkRunArgs, type RunArgsSpec, type RunTarget } from './run-args.js';
@@ -374,42 +374,6 @@ export class ConvTranspose3dPlan {
   get disposed(): boolean {
     return this.#core.disposed;
   }
-}
-
-/**
- * The run arguments' shapes of a problem with trailing planes: the convolution over the full
- * transposed output (post-padding 0), whose output is the transposed input when outputPadding −
- * padAfter < stride on every axis. Otherwise (possible only with dilation > stride) refused.
- */
-function fullOutputConv(desc: ConvTranspose3dDescriptor): Conv3dDescriptor {
-  const reached = desc.conv();
-  const [d, h, w] = desc.outputDims();
-  const full = Conv3dDescriptor.create({
-    batch: reached.batch,
-    cIn: reached.cIn,
-    dIn: d,
-    hIn: h,
-    wIn: w,
-    cOut: reached.cOut,
-    dFilt: reached.dFilt,
-    hFilt: reached.hFilt,
-    wFilt: reached.wFilt,
-    element: reached.element,
-  })
-    .withPadding({ before: [reached.padD, reached.padH, reached.padW], after: [0, 0, 0] })
-    .withStride(reached.strideD, reached.strideH, reached.strideW)
-    .withDilation(reached.dilationD, reached.dilationH, reached.dilationW)
-    .withGroups(reached.groups)
-    .withLayout(reached.layout)
-    .validate();
-  if (full.yShape.some((e, i) => e !== desc.xShape[i])) {
-    throw new UnsupportedError(
-      `${desc.describe()} has trailing output planes ([${desc.trailingPlanes().join(', ')}] per axis) ` +
-        'at least a stride past the last window (outputPadding − padAfter ≥ stride, possible only with ' +
-        'dilation > stride); ConvTranspose3dPlan does not run these: pad the after side by more',
-    );
-  }
-  return full;
 }
 
 /** The options with the transposed passes named as the convolution's passes they run. */

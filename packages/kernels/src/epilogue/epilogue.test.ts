@@ -1,5 +1,5 @@
 /** The epilogue's options: every validation rule with its exact message, defaults, and how a descriptor carries it. */
-import { ElementKind, InvalidArgumentError, InvalidProblemError } from '@baracuda/types';
+import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from '../descriptor.js';
 import { ACTIVATION_CODE, Epilogue, skuEpilogue } from './epilogue.js';
