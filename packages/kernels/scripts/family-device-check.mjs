@@ -225,7 +225,7 @@ async function transposedForward(p, pi, element, layout, mode, act, bias, residu
     const prior = random(element, ny);
     const y = keep(beta === 0 ? poisoned(element, ny) : upload(element, prior));
     const wantsPre = desc.epilogue.backwardInput === 'preActivation';
-    const pre = wantsPre && pi !== 1 ? keep(poisoned(element, ny)) : undefined;
+    const pre = wantsPre ? keep(poisoned(element, ny)) : undefined;
     plan.runFw({
       x: keep(upload(element, x)),
       w: keep(upload(element, w)),
@@ -420,14 +420,27 @@ async function inputActivationRow(kind, p, pi, element, layout, mode, act, alpha
   }
 }
 
+/** The lists' items taken in turns: the first of each, then the second of each, ... */
+function interleave(lists) {
+  const out = [];
+  for (let i = 0; lists.some((l) => i < l.length); i++) {
+    for (const l of lists) if (i < l.length) out.push(l[i]);
+  }
+  return out;
+}
+
 const started = performance.now();
 const BUDGET_S = Number(process.env.FAMILY_CHECK_BUDGET_S ?? 80);
 const groups = [];
 let row = 0;
 for (const element of Object.keys(ELEMENTS)) {
   for (const layout of ['ncdhw', 'ndhwc']) {
-    const rows = [];
+    // One list per activation, interleaved below, so a run cut short has covered every
+    // activation and every kind of row before it repeats one.
+    const perActivation = [];
     for (const [ai, act] of ACTIVATIONS.entries()) {
+      const rows = [];
+      perActivation.push(rows);
       if (quick && ai > 2) continue;
       for (const [pi, p] of TRANSPOSED.entries()) {
         if ((ai + pi) % 2 === 1 && pi !== 1) continue;
@@ -457,16 +470,13 @@ for (const element of Object.keys(ELEMENTS)) {
         }
       }
     }
-    rows.push(() => biasOnlyRow('conv', element, layout));
-    rows.push(() => biasOnlyRow('convT', element, layout));
-    groups.push(rows);
+    perActivation[0].push(() => biasOnlyRow('conv', element, layout));
+    perActivation[1].push(() => biasOnlyRow('convT', element, layout));
+    groups.push(interleave(perActivation));
   }
 }
 // Round-robin over the (element, layout) groups, so a run cut short has covered every group alike.
-const ordered = [];
-for (let i = 0; groups.some((g) => i < g.length); i++) {
-  for (const g of groups) if (i < g.length) ordered.push(g[i]);
-}
+const ordered = interleave(groups);
 let notRun = 0;
 for (const check of ordered) {
   if ((performance.now() - started) / 1000 > BUDGET_S) {
