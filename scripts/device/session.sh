@@ -3,7 +3,7 @@
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
 # Phases: consumer info abi abi-nccl nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget quick-probe leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
-#         check-epilogue bench-layer bench-stage demo-stage
+#         check-epilogue check-family bench-layer bench-stage demo-stage
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
 #   SHARD=1/3 bash scripts/device/session.sh suite-shard
 # writes $OUT/bench-shard-1-of-3.json for `bench merge` (packages/conformance/bench/README.md).
@@ -69,6 +69,9 @@ for phase in "$@"; do
     s2d) run s2d 180 $NODE --max-old-space-size=16384 .carry/kernels-s2d-device-check.mjs ;;
     # The fused epilogue (bias, residual, every activation; runBwEpilogue) against the f64 reference.
     check-epilogue) run check-epilogue 120 $NODE .carry/kernels-epilogue-device-check.mjs ;;
+    # The conv family's tails: the transposed convolution's epilogue and runBwEpilogue, and
+    # runBwData with an input activation's backward (fused and unfused) on both plans, vs f64.
+    check-family) run check-family 120 $NODE --max-old-space-size=8192 .carry/kernels-family-device-check.mjs ;;
     # Conv + bias + ReLU forward, ours against PyTorch eager, in turns (scripts/device/bench-layer.sh).
     bench-layer) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run bench-layer 150 env NODE=$NODE bash scripts/device/bench-layer.sh "$LOGS" ;;
     # A U-Net stage training step, ours against PyTorch eager / CUDA graphs / torch.compile, in turns,

@@ -27,6 +27,8 @@ export interface Fields extends Conv3dProblem {
   layout: Conv3dLayout;
   /** Absent: `Epilogue.NONE`. */
   epilogue?: Epilogue;
+  /** The activation whose backward runBwData applies (`withInputActivation`). Absent: `Epilogue.NONE`. */
+  inputActivation?: Epilogue;
 }
 
 /** @internal Shapes and strides computed once a descriptor validates. */

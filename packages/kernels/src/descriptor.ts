@@ -8,7 +8,11 @@ import {
 import { elementInfo } from './compat.js';
 import { convOutputExtent, INT32_MAX, stridesFor } from './descriptor-shape.js';
 import { type Derived, deriveProblem, type Fields } from './descriptor-validate.js';
-import { Epilogue, type EpilogueOptions } from './epilogue/epilogue.js';
+import {
+  Epilogue,
+  type EpilogueOptions,
+  type InputActivationOptions,
+} from './epilogue/epilogue.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
   checkSameStride,
@@ -94,6 +98,11 @@ export class Conv3dDescriptor {
   readonly layout: Conv3dLayout;
   /** What is applied to the result before it is stored (`withEpilogue`); `Epilogue.NONE` by default. */
   readonly epilogue: Epilogue;
+  /**
+   * The activation that made this layer's input x (the previous layer's, `withInputActivation`),
+   * whose backward runBwData applies to dx; `Epilogue.NONE` by default.
+   */
+  readonly inputActivation: Epilogue;
   #derived: Derived | undefined;
 
   static {
@@ -139,6 +148,7 @@ export class Conv3dDescriptor {
     this.groups = fields.groups;
     this.layout = fields.layout;
     this.epilogue = fields.epilogue ?? Epilogue.NONE;
+    this.inputActivation = fields.inputActivation ?? Epilogue.NONE;
     Object.freeze(this);
   }
 
@@ -221,6 +231,22 @@ export class Conv3dDescriptor {
     return new Conv3dDescriptor(FACTORY_TOKEN, {
       ...this.#fields(),
       epilogue: Epilogue.create(options),
+    });
+  }
+
+  /**
+   * A copy whose backward-data pass stores dx = (alpha·convBwData(w, dy) + beta·dx) · act'(·): the
+   * gradient before the activation that made this layer's input x (the previous layer's, e.g. its
+   * epilogue's `{ activation: 'relu' }`), so a stack of layers needs no runBwEpilogue between
+   * them. runBwData then takes `x` (this layer's input, the activation's output: relu, sigmoid,
+   * tanh, clamp) or `preActivation` (the value before it: leakyRelu, gelu, geluTanh, silu; kept by
+   * the previous layer's runFw). The options are an activation's: `{ activation, slope?, min?,
+   * max? }`. Default: identity (runBwData unchanged).
+   */
+  withInputActivation(options: InputActivationOptions): Conv3dDescriptor {
+    return new Conv3dDescriptor(FACTORY_TOKEN, {
+      ...this.#fields(),
+      inputActivation: Epilogue.createInputActivation(options),
     });
   }
 
@@ -309,7 +335,8 @@ export class Conv3dDescriptor {
       `stride=${this.strideD}×${this.strideH}×${this.strideW} ` +
       `dil=${this.dilationD}×${this.dilationH}×${this.dilationW} groups=${this.groups} ` +
       `${String(this.element)} ${this.layout}` +
-      (this.epilogue.isNone ? '' : ` epilogue=${this.epilogue.describe()}`)
+      (this.epilogue.isNone ? '' : ` epilogue=${this.epilogue.describe()}`) +
+      (this.inputActivation.isNone ? '' : ` inputActivation=${this.inputActivation.describe()}`)
     );
   }
 

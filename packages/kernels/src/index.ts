@@ -22,6 +22,7 @@ export {
   type EpilogueActivation,
   type EpilogueBackwardInput,
   type EpilogueOptions,
+  type InputActivationOptions,
 } from './epilogue/epilogue.js';
 export {
   CONV3D_ERRATA,
@@ -35,6 +36,7 @@ export {
 } from './errata.js';
 export type {
   ConvTranspose3dBwDataArgs,
+  ConvTranspose3dBwEpilogueArgs,
   ConvTranspose3dDwArgs,
   ConvTranspose3dFwArgs,
 } from './plan/transpose-arguments.js';

@@ -13,7 +13,12 @@ import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js'
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
 import { type Conv3dDescriptor, isConv3dDescriptor } from './descriptor.js';
-import { checkBwEpilogue, checkEpilogueFw } from './epilogue/run-args.js';
+import {
+  checkBwEpilogue,
+  checkEpilogueFw,
+  checkInputActivation,
+  type EpilogueShape,
+} from './epilogue/run-args.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import {
   type Conv3dBwDataArgs,
@@ -29,7 +34,7 @@ import { checkRunArgs, type RunTarget } from './run-args.js';
 import { prepare } from './select/autotune/tune.js';
 import type { PlanCore } from './select/core.js';
 import { createCore } from './select/create.js';
-import { EpiloguePlan } from './select/epilogue.js';
+import { convSite, EpiloguePlan } from './select/epilogue.js';
 import type { StreamLike, TimingEvent } from './sys.js';
 
 export type { Conv3dPass } from './core/pass.js';
@@ -64,6 +69,8 @@ export class Conv3dPlan {
   #selectMs = 0;
   /** The epilogue's route and backward pieces (made on first use; the descriptor has an epilogue). */
   #epilogue: EpiloguePlan | undefined;
+  /** The backward-data route with the input activation's backward (the descriptor has one). */
+  #inputActivation: EpiloguePlan | undefined;
 
   static {
     guardReceivers(
@@ -157,8 +164,13 @@ export class Conv3dPlan {
   /** What select runs before it returns: autotune's passes, then its epilogue route (fused or not). */
   *#tuning(opts: ReturnType<typeof resolveOptions>): Generator<Generator<TimingEvent, void, void>> {
     yield prepare(this.#core, opts);
-    const tunesFw = this.preference.algorithm === 'autotune' && opts.passes.includes('fw');
-    if (tunesFw && this.#hasEpilogue()) yield this.#epiloguePlan().tune();
+    const autotune = this.preference.algorithm === 'autotune';
+    if (autotune && opts.passes.includes('fw') && this.#hasEpilogue()) {
+      yield this.#epiloguePlan().tune();
+    }
+    if (autotune && opts.passes.includes('bwData') && this.#hasInputActivation()) {
+      yield this.#inputActivationPlan().tune();
+    }
   }
 
   static #create(
@@ -214,6 +226,9 @@ export class Conv3dPlan {
   #workspaceBytes(pass: Conv3dPass): number {
     this.#core.checkNotDisposed();
     if (pass === 'fw' && this.#hasEpilogue()) return this.#epiloguePlan().workspaceBytes();
+    if (pass === 'bwData' && this.#hasInputActivation()) {
+      return this.#inputActivationPlan().workspaceBytes();
+    }
     return this.#core.executor(pass).workspaceBytes();
   }
 
@@ -224,6 +239,7 @@ export class Conv3dPlan {
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
     if (pass === 'fw' && this.#hasEpilogue()) return this.#epiloguePlan().info();
+    if (pass === 'bwData' && this.#hasInputActivation()) return this.#inputActivationPlan().info();
     return this.#core.executor(pass).info();
   }
 
@@ -278,7 +294,35 @@ export class Conv3dPlan {
     return this.#epilogue;
   }
 
-  /** Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. */
+  #hasInputActivation(): boolean {
+    return !this.descriptor.inputActivation.isNone;
+  }
+
+  #inputActivationPlan(): EpiloguePlan {
+    this.#inputActivation ??= new EpiloguePlan(
+      this.#core,
+      convSite(this.#core, 'activationBackward'),
+    );
+    return this.#inputActivation;
+  }
+
+  /** dx as the input activation's arguments are checked against it. */
+  #dxShape(): EpilogueShape {
+    const d = this.descriptor;
+    return {
+      epilogue: d.inputActivation,
+      shape: d.xShape,
+      strides: d.xStrides,
+      describe: () => d.describe(),
+    };
+  }
+
+  /**
+   * Enqueue dx = alpha * convBwData(w, dy) + beta * dx; returns without waiting. With the
+   * descriptor's input activation (`withInputActivation`), dx is then multiplied by act'(·) of `x`
+   * or `preActivation` (one fused cuDNN graph where an engine runs it, else our kernel after the
+   * pass: `algorithm('bwData')` says which).
+   */
   runBwData(args: Conv3dBwDataArgs): void {
     this.#run('bwData', args);
   }
@@ -292,14 +336,22 @@ export class Conv3dPlan {
   #run(pass: Conv3dPass, args: unknown): void {
     this.#core.checkNotDisposed();
     const { px, pw, py, scalars } = checkRunArgs(pass, args, this.#runTarget);
+    const given = args as Record<string, unknown>;
     const epilogue =
-      pass === 'fw' && this.#hasEpilogue()
-        ? checkEpilogueFw(args as Record<string, unknown>, this.#runTarget)
+      pass === 'fw' && this.#hasEpilogue() ? checkEpilogueFw(given, this.#runTarget) : undefined;
+    const saved =
+      pass === 'bwData' && this.#hasInputActivation()
+        ? checkInputActivation(given, this.#runTarget, this.#dxShape())
         : undefined;
     // A getter of the arguments may have disposed the plan.
     this.#core.checkNotDisposed();
     if (epilogue !== undefined) {
       this.#epiloguePlan().runFw({ x: px, w: pw, y: py, ...epilogue }, scalars);
+      return;
+    }
+    if (saved !== undefined) {
+      const ops = { x: px, w: pw, y: py, bias: 0n, z: 0n, pre: 0n, saved };
+      this.#inputActivationPlan().runFw(ops, scalars);
       return;
     }
     this.#core.executor(pass).run({ x: px, w: pw, y: py }, scalars);
@@ -308,6 +360,7 @@ export class Conv3dPlan {
   /** Destroy every cuDNN object of the plan, release the shared handle, free the owned workspace. Idempotent. */
   dispose(): void {
     this.#epilogue?.dispose();
+    this.#inputActivation?.dispose();
     this.#core.dispose();
   }
 

@@ -10,6 +10,11 @@ import {
 } from '@baracuda/types';
 import { elementInfo } from './compat.js';
 import { Conv3dDescriptor, type Conv3dLayout, type Conv3dProblem } from './descriptor.js';
+import {
+  Epilogue,
+  type EpilogueOptions,
+  type InputActivationOptions,
+} from './epilogue/epilogue.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import { type AsymmetricPadding, describePadding, explicitPadding } from './padding.js';
 import { problemFields } from './problem-fields.js';
@@ -73,6 +78,10 @@ export class ConvTranspose3dDescriptor {
   readonly dilationW: number;
   readonly groups: number;
   readonly layout: Conv3dLayout;
+  /** What runFw applies to the result before it is stored (`withEpilogue`); `Epilogue.NONE` by default. */
+  readonly epilogue: Epilogue;
+  /** The activation whose backward runBwData applies (`withInputActivation`); `Epilogue.NONE` by default. */
+  readonly inputActivation: Epilogue;
   #derived: Derived | undefined;
 
   static {
@@ -109,6 +118,8 @@ export class ConvTranspose3dDescriptor {
     this.dilationW = f.dilationW;
     this.groups = f.groups;
     this.layout = f.layout;
+    this.epilogue = f.epilogue ?? Epilogue.NONE;
+    this.inputActivation = f.inputActivation ?? Epilogue.NONE;
     Object.freeze(this);
   }
 
@@ -184,6 +195,24 @@ export class ConvTranspose3dDescriptor {
       throw new InvalidArgumentError('layout', "'ncdhw' or 'ndhwc'", layout);
     }
     return this.#with({ layout });
+  }
+
+  /**
+   * A copy whose forward pass stores y = act(alpha·convTranspose(x, w) + beta·y + bias[c] + z), with
+   * Conv3dDescriptor#withEpilogue's options and checks: `bias` a `[cOut]` tensor (run argument
+   * `bias`), `residual` a tensor of y's shape (run argument `z`). Default: none.
+   */
+  withEpilogue(options: EpilogueOptions): ConvTranspose3dDescriptor {
+    return this.#with({ epilogue: Epilogue.create(options) });
+  }
+
+  /**
+   * A copy whose backward-data pass stores dx · act'(·), the gradient before the activation that
+   * made this layer's input x (as Conv3dDescriptor#withInputActivation): runBwData takes `x` or
+   * `preActivation` (dx's shape). Default: identity.
+   */
+  withInputActivation(options: InputActivationOptions): ConvTranspose3dDescriptor {
+    return this.#with({ inputActivation: Epilogue.createInputActivation(options) });
   }
 
   /** Check every field (typed errors as Conv3dDescriptor's); returns `this` when valid. */
@@ -271,7 +300,9 @@ export class ConvTranspose3dDescriptor {
       `k=${this.dFilt}×${this.hFilt}×${this.wFilt} ${describePadding(this)} outPad=${op} ` +
       `stride=${this.strideD}×${this.strideH}×${this.strideW} ` +
       `dil=${this.dilationD}×${this.dilationH}×${this.dilationW} groups=${this.groups} ` +
-      `${String(this.element)} ${this.layout}`
+      `${String(this.element)} ${this.layout}` +
+      (this.epilogue.isNone ? '' : ` epilogue=${this.epilogue.describe()}`) +
+      (this.inputActivation.isNone ? '' : ` inputActivation=${this.inputActivation.describe()}`)
     );
   }
 

@@ -12,12 +12,13 @@ import {
   type KernelSku,
   type PlanPreference,
   type PrecisionGuarantee,
-  UnsupportedError,
 } from '@baracuda/types';
 import { type ResolvedPlanPreference, resolvePlanPreference } from './compat.js';
 import { type Conv3dPass, PASSES } from './core/pass.js';
 import type { AlgorithmInfo, Conv3dSelectReport } from './core/types.js';
-import { Conv3dDescriptor } from './descriptor.js';
+import type { Conv3dDescriptor } from './descriptor.js';
+import { skuEpilogue } from './epilogue/epilogue.js';
+import { checkBwEpilogue, checkEpilogueFw } from './epilogue/run-args.js';
 import { TrailingPlanes } from './exec/trailing-planes.js';
 import { FACTORY_TOKEN, type FactoryToken, requireFactoryToken } from './factory.js';
 import { checkStream } from './plan/arguments.js';
@@ -25,15 +26,18 @@ import { type Conv3dPlanOptions, resolveOptions } from './plan/options.js';
 import { kernelSku, precisionGuarantee } from './plan/report.js';
 import type {
   ConvTranspose3dBwDataArgs,
+  ConvTranspose3dBwEpilogueArgs,
   ConvTranspose3dDwArgs,
   ConvTranspose3dFwArgs,
 } from './plan/transpose-arguments.js';
+import { fullOutputConv } from './plan/transpose-full-output.js';
+import { TransposeTails } from './plan/transpose-tails.js';
 import { guardReceivers } from './receivers.js';
 import { checkRunArgs, type RunArgsSpec, type RunTarget } from './run-args.js';
 import { prepare } from './select/autotune/tune.js';
 import type { PlanCore } from './select/core.js';
 import { createCore } from './select/create.js';
-import type { StreamLike } from './sys.js';
+import type { StreamLike, TimingEvent } from './sys.js';
 import {
   type ConvTranspose3dDescriptor,
   isConvTranspose3dDescriptor,
@@ -93,6 +97,8 @@ export class ConvTranspose3dPlan {
   /** The run of a problem with trailing planes no input reaches (outputPadding > padAfter), or null. */
   readonly #trailing: TrailingPlanes | null;
   readonly #runTarget: RunTarget;
+  /** The epilogue after the forward and the input activation's backward after backward-data. */
+  readonly #tails: TransposeTails;
   /** Wall milliseconds of select. */
   #selectMs = 0;
 
@@ -123,6 +129,7 @@ export class ConvTranspose3dPlan {
       device: core.ctx.device,
       stream: core.ctx.stream,
     };
+    this.#tails = new TransposeTails(core, desc, trailing, this.#runTarget);
     this.descriptor = desc;
     this.preference = core.ctx.preference;
     this.cudnnVersion = core.ctx.cudnnVersion;
@@ -142,11 +149,12 @@ export class ConvTranspose3dPlan {
     const started = performance.now();
     const plan = ConvTranspose3dPlan.#create(stream, desc, preference, options);
     try {
-      const gen = prepare(plan.#core, convOptions(options));
-      let step = gen.next();
-      while (!step.done) {
-        await step.value.synchronize();
-        step = gen.next();
+      for (const gen of plan.#tuning(options)) {
+        let step = gen.next();
+        while (!step.done) {
+          await step.value.synchronize();
+          step = gen.next();
+        }
       }
     } catch (error) {
       plan.dispose();
@@ -166,11 +174,12 @@ export class ConvTranspose3dPlan {
     const started = performance.now();
     const plan = ConvTranspose3dPlan.#create(stream, desc, preference, options);
     try {
-      const gen = prepare(plan.#core, convOptions(options));
-      let step = gen.next();
-      while (!step.done) {
-        step.value.synchronizeSync();
-        step = gen.next();
+      for (const gen of plan.#tuning(options)) {
+        let step = gen.next();
+        while (!step.done) {
+          step.value.synchronizeSync();
+          step = gen.next();
+        }
       }
     } catch (error) {
       plan.dispose();
@@ -178,6 +187,17 @@ export class ConvTranspose3dPlan {
     }
     plan.#selectMs = performance.now() - started;
     return plan;
+  }
+
+  /** What select runs: autotune's passes, then (autotune) each tail's fused-or-not choice. */
+  *#tuning(options: Conv3dPlanOptions | undefined): Generator<Generator<TimingEvent, void, void>> {
+    yield prepare(this.#core, convOptions(options));
+    if (this.preference.algorithm !== 'autotune') return;
+    const passes = resolveOptions(options).passes;
+    for (const pass of ['fw', 'bwData'] as const) {
+      const route = passes.includes(pass) ? this.#tails.route(pass) : undefined;
+      if (route !== undefined) yield route.tune();
+    }
   }
 
   static #create(
@@ -226,6 +246,8 @@ export class ConvTranspose3dPlan {
 
   #workspaceBytes(pass: Conv3dPass): number {
     this.#core.checkNotDisposed();
+    const route = this.#tails.route(pass);
+    if (route !== undefined) return route.workspaceBytes();
     return this.#core.executor(CONV_PASS[pass]).workspaceBytes();
   }
 
@@ -235,6 +257,8 @@ export class ConvTranspose3dPlan {
     if (!PASSES.includes(pass)) {
       throw new InvalidArgumentError('pass', "'fw', 'bwData' or 'bwFilter'", pass);
     }
+    const route = this.#tails.route(pass);
+    if (route !== undefined) return route.info();
     if (this.#trailing !== null) return this.#trailing.info(CONV_PASS[pass]);
     return this.#core.executor(CONV_PASS[pass]).info();
   }
@@ -258,18 +282,41 @@ export class ConvTranspose3dPlan {
     return precisionGuarantee(this.#core);
   }
 
-  /** Identity of the kernel; `op` is `'conv_transpose3d'`. */
+  /** Identity of the kernel; `op` is `'conv_transpose3d'`, `epilogue` the descriptor's (as Conv3dPlan#sku). */
   sku(): KernelSku {
     this.#core.checkNotDisposed();
-    return { ...kernelSku(this.#core), op: ConvKind.ConvTranspose3d };
+    return {
+      ...kernelSku(this.#core),
+      op: ConvKind.ConvTranspose3d,
+      epilogue: skuEpilogue(this.descriptor.epilogue),
+    };
   }
 
-  /** Enqueue y = alpha · convTranspose(x, w) + beta · y (the convolution's backward-data). */
+  /**
+   * Enqueue y = alpha · convTranspose(x, w) + beta · y (the convolution's backward-data); with the
+   * descriptor's epilogue y = act(alpha · convTranspose(x, w) + beta · y + bias[c] + z): one fused
+   * cuDNN graph where an engine runs it, else the pass then our kernel (`algorithm('fw')` says
+   * which).
+   */
   runFw(args: ConvTranspose3dFwArgs): void {
     this.#run('fw', args);
   }
 
-  /** Enqueue dx = alpha · convTransposeBwData(w, dy) + beta · dx (the convolution's forward). */
+  /**
+   * The training backward of the descriptor's epilogue (as Conv3dPlan#runBwEpilogue): dyPre = dy ·
+   * act'(·) from `y` or `preActivation`, then dBias[c] = Σ dyPre. Returns without waiting.
+   */
+  runBwEpilogue(args: ConvTranspose3dBwEpilogueArgs): void {
+    this.#core.checkNotDisposed();
+    const checked = checkBwEpilogue(args, this.#runTarget, this.#tails.output());
+    this.#core.checkNotDisposed();
+    this.#tails.epilogue().runBackward(checked);
+  }
+
+  /**
+   * Enqueue dx = alpha · convTransposeBwData(w, dy) + beta · dx (the convolution's forward); with
+   * the descriptor's input activation, then dx · act'(·) of `x` or `preActivation`.
+   */
   runBwData(args: ConvTranspose3dBwDataArgs): void {
     this.#run('bwData', args);
   }
@@ -287,8 +334,26 @@ export class ConvTranspose3dPlan {
       this.#runTarget,
       SPECS[pass],
     );
+    const given = args as Record<string, unknown>;
+    const epilogue =
+      pass === 'fw' && this.#tails.hasEpilogue
+        ? checkEpilogueFw(given, this.#runTarget, this.#tails.output())
+        : undefined;
+    const saved =
+      pass === 'bwData' && this.#tails.hasInputActivation
+        ? this.#tails.checkSaved(given)
+        : undefined;
+    // A getter of the arguments may have disposed the plan.
     this.#core.checkNotDisposed();
     const ops = { x: px, w: pw, y: py };
+    if (epilogue !== undefined) {
+      this.#tails.epilogue().runFw({ ...ops, ...epilogue }, scalars);
+      return;
+    }
+    if (saved !== undefined) {
+      this.#tails.inputActivation().runFw({ ...ops, bias: 0n, z: 0n, pre: 0n, saved }, scalars);
+      return;
+    }
     if (this.#trailing !== null) this.#trailing.run(CONV_PASS[pass], ops, scalars);
     else this.#core.executor(CONV_PASS[pass]).run(ops, scalars);
   }
@@ -296,6 +361,7 @@ export class ConvTranspose3dPlan {
   /** Destroy every cuDNN object of the plan and release what it holds. Idempotent. */
   dispose(): void {
     if (this.#core.disposed) return;
+    this.#tails.dispose();
     this.#trailing?.dispose();
     this.#core.dispose();
   }
@@ -308,42 +374,6 @@ export class ConvTranspose3dPlan {
   get disposed(): boolean {
     return this.#core.disposed;
   }
-}
-
-/**
- * The run arguments' shapes of a problem with trailing planes: the convolution over the full
- * transposed output (post-padding 0), whose output is the transposed input when outputPadding −
- * padAfter < stride on every axis. Otherwise (possible only with dilation > stride) refused.
- */
-function fullOutputConv(desc: ConvTranspose3dDescriptor): Conv3dDescriptor {
-  const reached = desc.conv();
-  const [d, h, w] = desc.outputDims();
-  const full = Conv3dDescriptor.create({
-    batch: reached.batch,
-    cIn: reached.cIn,
-    dIn: d,
-    hIn: h,
-    wIn: w,
-    cOut: reached.cOut,
-    dFilt: reached.dFilt,
-    hFilt: reached.hFilt,
-    wFilt: reached.wFilt,
-    element: reached.element,
-  })
-    .withPadding({ before: [reached.padD, reached.padH, reached.padW], after: [0, 0, 0] })
-    .withStride(reached.strideD, reached.strideH, reached.strideW)
-    .withDilation(reached.dilationD, reached.dilationH, reached.dilationW)
-    .withGroups(reached.groups)
-    .withLayout(reached.layout)
-    .validate();
-  if (full.yShape.some((e, i) => e !== desc.xShape[i])) {
-    throw new UnsupportedError(
-      `${desc.describe()} has trailing output planes ([${desc.trailingPlanes().join(', ')}] per axis) ` +
-        'at least a stride past the last window (outputPadding − padAfter ≥ stride, possible only with ' +
-        'dilation > stride); ConvTranspose3dPlan does not run these: pad the after side by more',
-    );
-  }
-  return full;
 }
 
 /** The options with the transposed passes named as the convolution's passes they run. */

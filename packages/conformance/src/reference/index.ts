@@ -43,3 +43,12 @@ export {
   validateProblem,
 } from './problem.js';
 export { randomArray, seededRandom } from './random.js';
+export {
+  type ChannelTensor,
+  convInput,
+  epilogueBackwardOn,
+  epilogueForwardOn,
+  inputActivationBackward,
+  transposeInput,
+  transposeOutput,
+} from './tails.js';

@@ -87,6 +87,15 @@ export const EPILOGUE_SPECS: TargetSpec[] = [
     }),
   },
   {
+    id: 'Epilogue.createInputActivation',
+    slots: [arg(0, 'epilogueOptions'), prop(0, 'activation', 'activation')],
+    prepare: () => ({
+      self: Epilogue,
+      args: [{ activation: 'relu' }],
+      call: (_s, a) => Epilogue.createInputActivation(a[0] as kernels.InputActivationOptions),
+    }),
+  },
+  {
     id: 'Epilogue.NONE',
     slots: [],
     prepare: () => ({ self: Epilogue, args: [], call: () => Epilogue.NONE }),

@@ -8,6 +8,7 @@ import type { Fixtures, Prepared } from '../model.js';
 import { track } from '../track.js';
 import { arg, member, memberLabel, prop, self, type TargetSpec } from './build.js';
 import { newStream } from './driver-values.js';
+import { EPILOGUE_SLOTS } from './kernels-epilogue.js';
 import { KERNELS_VALUES, operand } from './kernels-values.js';
 
 const { ConvTranspose3dDescriptor, ConvTranspose3dPlan } = kernels;
@@ -147,6 +148,39 @@ function run(
 
 const none = () => [];
 
+/** runBwEpilogue on a transposed plan whose descriptor has bias + ReLU: dy, y, dyPre and dBias swept. */
+function runBwEpilogue(): TargetSpec {
+  return {
+    id: 'ConvTranspose3dPlan#runBwEpilogue',
+    hasVictim: true,
+    slots: [
+      self('self'),
+      arg(0, 'runArgs'),
+      ...['dy', 'y', 'dyPre', 'dBias'].map((field) => prop(0, field, 'tensorArg')),
+      prop(0, 'dy.devicePtr', 'tensorPtr'),
+      prop(0, 'stream', 'runStream'),
+    ],
+    prepare: (f): Prepared => {
+      const d = smallTransposeDescriptor().withEpilogue({ bias: true, activation: 'relu' });
+      const plan = track(f, ConvTranspose3dPlan.selectSync(newStream(f), d), (p) => p.dispose());
+      const y = d.yShape.reduce((a, e) => a * e, 1) * 4;
+      return {
+        self: plan,
+        args: [
+          {
+            dy: operand(f, y),
+            y: operand(f, y),
+            dyPre: operand(f, y),
+            dBias: operand(f, d.cOut * 4),
+          },
+        ],
+        call: member(ConvTranspose3dPlan.prototype, 'runBwEpilogue'),
+        victim: () => plan.dispose(),
+      };
+    },
+  };
+}
+
 export const TRANSPOSE_SPECS: TargetSpec[] = [
   {
     id: 'ConvTranspose3dDescriptor()',
@@ -196,6 +230,14 @@ export const TRANSPOSE_SPECS: TargetSpec[] = [
   descriptorMethod('withOutputPadding', [0, 0, 0], Array(3).fill('outputPadding')),
   descriptorMethod('withGroups', [1], ['groups']),
   descriptorMethod('withLayout', ['ndhwc'], ['layout']),
+  {
+    ...descriptorMethod('withEpilogue', [{ bias: true, activation: 'relu' }], []),
+    slots: [self('selfNoDispose'), ...EPILOGUE_SLOTS(0)],
+  },
+  {
+    ...descriptorMethod('withInputActivation', [{ activation: 'relu' }], []),
+    slots: [self('selfNoDispose'), arg(0, 'epilogueOptions'), prop(0, 'activation', 'activation')],
+  },
   ...[
     'validate',
     'outputDims',
@@ -254,6 +296,7 @@ export const TRANSPOSE_SPECS: TargetSpec[] = [
     ['dy', 'y'],
     ['dw', 'w'],
   ]),
+  runBwEpilogue(),
   planMethod('dispose', none, [self('selfDisposeOk')]),
   planMethod(Symbol.dispose, none, [self('selfDisposeOk')]),
   planMethod('disposed', none, [self('selfDisposeOk')]),

@@ -270,6 +270,10 @@ const SPECS: TargetSpec[] = [
     ...descriptorMethod('withEpilogue', [{ bias: true, activation: 'relu' }], []),
     slots: [self('selfNoDispose'), ...EPILOGUE_SLOTS(0)],
   },
+  {
+    ...descriptorMethod('withInputActivation', [{ activation: 'relu' }], []),
+    slots: [self('selfNoDispose'), arg(0, 'epilogueOptions'), prop(0, 'activation', 'activation')],
+  },
   descriptorMethod('validate', ['f32'], ['optionalElement']),
   ...[
     'outputDims',

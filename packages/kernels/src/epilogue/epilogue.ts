@@ -10,10 +10,12 @@ import {
   type EpilogueActivation,
   type EpilogueFields,
   type EpilogueOptions,
+  INPUT_ACTIVATION_KEYS,
+  type InputActivationOptions,
   resolveEpilogue,
 } from './validate.js';
 
-export type { EpilogueActivation, EpilogueOptions } from './validate.js';
+export type { EpilogueActivation, EpilogueOptions, InputActivationOptions } from './validate.js';
 
 /**
  * Which tensor the activation's backward reads: `'none'` (identity: dyPre = dy), `'output'` (relu,
@@ -77,7 +79,18 @@ export class Epilogue {
 
   /** Check the options (typed errors with the exact reason) and make the epilogue. */
   static create(options: EpilogueOptions): Epilogue {
-    const fields = resolveEpilogue(options);
+    return Epilogue.#of(resolveEpilogue(options));
+  }
+
+  /**
+   * The activation alone (no bias, no residual), as `withInputActivation` takes it; typed errors
+   * name `inputActivation.<key>`.
+   */
+  static createInputActivation(options: InputActivationOptions): Epilogue {
+    return Epilogue.#of(resolveEpilogue(options, 'inputActivation', INPUT_ACTIVATION_KEYS));
+  }
+
+  static #of(fields: EpilogueFields): Epilogue {
     const none = !fields.bias && !fields.residual && fields.activation === 'identity';
     return none ? Epilogue.NONE : new Epilogue(FACTORY_TOKEN, fields);
   }

@@ -9,6 +9,30 @@ import { InvalidArgumentError, InvalidProblemError } from '@baracuda/types';
 import type { Conv3dDescriptor } from '../descriptor.js';
 import { checkTensorArg, type RunTarget, runStream } from '../run-args.js';
 import type { StreamLike } from '../sys.js';
+import type { Epilogue } from './epilogue.js';
+
+/**
+ * The tensor an epilogue finishes, as its arguments are checked against it: a convolution's y, a
+ * transposed convolution's y (its convolution's x), or a backward-data's dx.
+ */
+export interface EpilogueShape {
+  readonly epilogue: Epilogue;
+  /** [N, C, D, H, W] and its strides in the layout. */
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  /** The descriptor, for messages. */
+  describe(): string;
+}
+
+/** The forward epilogue's shape of a convolution: its y. */
+export function convOutput(d: Conv3dDescriptor): EpilogueShape {
+  return {
+    epilogue: d.epilogue,
+    shape: d.yShape,
+    strides: d.yStrides,
+    describe: () => d.describe(),
+  };
+}
 
 /** The epilogue pointers of a forward run (0n: absent). */
 export interface EpiloguePointers {
@@ -17,8 +41,8 @@ export interface EpiloguePointers {
   readonly pre: bigint;
 }
 
-function biasShape(d: Conv3dDescriptor): { shape: number[]; strides: number[] } {
-  return { shape: [d.cOut], strides: [1] };
+function biasShape(d: EpilogueShape): { shape: number[]; strides: number[] } {
+  return { shape: [d.shape[1]!], strides: [1] };
 }
 
 function optional(
@@ -50,8 +74,8 @@ function optional(
 export function checkEpilogueFw(
   given: Record<string, unknown>,
   target: RunTarget,
+  d: EpilogueShape = convOutput(target.descriptor),
 ): EpiloguePointers {
-  const d = target.descriptor;
   const e = d.epilogue;
   const what = e.describe();
   const bias = optional('bias', given.bias, e.bias, what, () => {
@@ -59,13 +83,11 @@ export function checkEpilogueFw(
     return checkTensorArg('bias', given.bias, shape, strides, target);
   });
   const z = optional('z', given.z, e.residual, what, () =>
-    checkTensorArg('z', given.z, d.yShape, d.yStrides, target),
+    checkTensorArg('z', given.z, d.shape, d.strides, target),
   );
   const preArg = given.preActivation;
   const pre =
-    preArg === undefined
-      ? 0n
-      : checkTensorArg('preActivation', preArg, d.yShape, d.yStrides, target);
+    preArg === undefined ? 0n : checkTensorArg('preActivation', preArg, d.shape, d.strides, target);
   return { bias, z, pre };
 }
 
@@ -82,7 +104,11 @@ export interface CheckedBwEpilogue {
 }
 
 /** The arguments of `runBwEpilogue`. */
-export function checkBwEpilogue(args: unknown, target: RunTarget): CheckedBwEpilogue {
+export function checkBwEpilogue(
+  args: unknown,
+  target: RunTarget,
+  d: EpilogueShape = convOutput(target.descriptor),
+): CheckedBwEpilogue {
   if (typeof args !== 'object' || args === null) {
     throw new InvalidArgumentError(
       'runBwEpilogue arguments',
@@ -91,7 +117,6 @@ export function checkBwEpilogue(args: unknown, target: RunTarget): CheckedBwEpil
     );
   }
   const given = args as Record<string, unknown>;
-  const d = target.descriptor;
   const e = d.epilogue;
   if (e.isNone) {
     throw new InvalidProblemError(
@@ -99,10 +124,15 @@ export function checkBwEpilogue(args: unknown, target: RunTarget): CheckedBwEpil
       'descriptor',
     );
   }
-  const dy = checkTensorArg('dy', given.dy, d.yShape, d.yStrides, target);
+  const { dy: dyArg, y, preActivation, dyPre: dyPreArg, dBias: dBiasArg } = given;
+  const stream =
+    given.stream === undefined ? target.stream : runStream(given.stream, target.device);
+  if (dyArg === undefined && dyPreArg !== undefined) {
+    return biasOnly(d, target, { y, preActivation, dyPre: dyPreArg, dBias: dBiasArg }, stream);
+  }
+  const dy = checkTensorArg('dy', dyArg, d.shape, d.strides, target);
   const input = e.backwardInput;
   const act = `activation '${e.activation}'`;
-  const { y, preActivation, dyPre: dyPreArg, dBias: dBiasArg } = given;
   let saved = 0n;
   if (input === 'none') {
     if (y !== undefined || preActivation !== undefined || dyPreArg !== undefined) {
@@ -129,13 +159,13 @@ export function checkBwEpilogue(args: unknown, target: RunTarget): CheckedBwEpil
     saved = checkTensorArg(
       name,
       input === 'output' ? y : preActivation,
-      d.yShape,
-      d.yStrides,
+      d.shape,
+      d.strides,
       target,
     );
   }
   const dyPre =
-    input === 'none' ? 0n : checkTensorArg('dyPre', dyPreArg, d.yShape, d.yStrides, target);
+    input === 'none' ? 0n : checkTensorArg('dyPre', dyPreArg, d.shape, d.strides, target);
   let dBias = 0n;
   if (dBiasArg !== undefined) {
     if (!e.bias) {
@@ -148,11 +178,78 @@ export function checkBwEpilogue(args: unknown, target: RunTarget): CheckedBwEpil
     dBias = checkTensorArg('dBias', dBiasArg, shape, strides, target);
   } else if (e.bias) {
     throw new InvalidProblemError(
-      `Expected dBias (the bias gradient, [${d.cOut}]) for epilogue ${e.describe()} but received undefined`,
+      `Expected dBias (the bias gradient, [${d.shape[1]}]) for epilogue ${e.describe()} but received undefined`,
       'dBias',
     );
   }
-  const stream =
-    given.stream === undefined ? target.stream : runStream(given.stream, target.device);
   return { dy, saved, dyPre, dBias, stream };
+}
+
+/**
+ * `dyPre` alone (no dy): the gradient is through the activation already (the next layer's
+ * runBwData with `withInputActivation` wrote it), so only dBias = Σ dyPre is reduced from it.
+ */
+function biasOnly(
+  d: EpilogueShape,
+  target: RunTarget,
+  given: { y: unknown; preActivation: unknown; dyPre: unknown; dBias: unknown },
+  stream: StreamLike,
+): CheckedBwEpilogue {
+  const e = d.epilogue;
+  if (given.y !== undefined || given.preActivation !== undefined) {
+    throw new InvalidProblemError(
+      "Expected neither y nor preActivation with dyPre alone (no dy): the activation's backward is done, only dBias is reduced from dyPre",
+      given.y !== undefined ? 'y' : 'preActivation',
+    );
+  }
+  if (!e.bias) {
+    throw new InvalidProblemError(
+      `Expected dy: dyPre alone asks for the bias gradient only, and epilogue ${e.describe()} has no bias`,
+      'dy',
+    );
+  }
+  if (given.dBias === undefined) {
+    throw new InvalidProblemError(
+      `Expected dBias (the bias gradient, [${d.shape[1]}]) with dyPre alone but received undefined`,
+      'dBias',
+    );
+  }
+  const dyPre = checkTensorArg('dyPre', given.dyPre, d.shape, d.strides, target);
+  const { shape, strides } = biasShape(d);
+  const dBias = checkTensorArg('dBias', given.dBias, shape, strides, target);
+  // dy is dyPre itself and no activation gradient is written.
+  return { dy: dyPre, saved: 0n, dyPre: 0n, dBias, stream };
+}
+
+/**
+ * The saved tensor of a backward-data run with an input activation (`x`: the activation's output,
+ * or `preActivation`), dx's shape; 0n where the descriptor has none (then neither is read). The
+ * one the activation does not read is refused.
+ */
+export function checkInputActivation(
+  given: Record<string, unknown>,
+  target: RunTarget,
+  dx: EpilogueShape,
+): bigint {
+  const a = dx.epilogue;
+  if (a.isNone) return 0n;
+  const { x, preActivation } = given;
+  const fromOutput = a.backwardInput === 'output';
+  const name = fromOutput ? 'x' : 'preActivation';
+  const other = fromOutput ? 'preActivation' : 'x';
+  const act = `input activation '${a.activation}'`;
+  if ((fromOutput ? preActivation : x) !== undefined) {
+    throw new InvalidProblemError(
+      `Expected ${name}, not ${other}, for ${act}: its backward reads ${fromOutput ? "the activation's output (this layer's input x)" : 'the pre-activation'}`,
+      other,
+    );
+  }
+  const value = fromOutput ? x : preActivation;
+  if (value === undefined) {
+    throw new InvalidProblemError(
+      `Expected ${name} (dx's shape) for ${act} of ${dx.describe()} but received undefined`,
+      name,
+    );
+  }
+  return checkTensorArg(name, value, dx.shape, dx.strides, target);
 }

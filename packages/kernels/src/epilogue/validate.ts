@@ -46,6 +46,24 @@ export interface EpilogueOptions {
   residual?: boolean;
 }
 
+/**
+ * What `withInputActivation` takes: the activation that made this layer's input x (the previous
+ * layer's), whose backward runBwData then applies to dx.
+ */
+export interface InputActivationOptions {
+  /** Defaults to `'identity'` (runBwData unchanged). */
+  activation?: EpilogueActivation;
+  /** leakyRelu only: the slope below zero, a finite number. Defaults to `0.01`. */
+  slope?: number;
+  /** clamp only: the lower bound. Defaults to `-Infinity`. */
+  min?: number;
+  /** clamp only: the upper bound, at least `min`. Defaults to `Infinity`. */
+  max?: number;
+}
+
+/** The keys of {@link InputActivationOptions}. */
+export const INPUT_ACTIVATION_KEYS: readonly string[] = ['activation', 'slope', 'min', 'max'];
+
 /** The options resolved: every field present. */
 export interface EpilogueFields {
   readonly bias: boolean;
@@ -59,80 +77,87 @@ export interface EpilogueFields {
 const KEYS = ['bias', 'activation', 'slope', 'min', 'max', 'residual'];
 const ACTIVATION_LIST = ACTIVATIONS.map((a) => `'${a}'`).join(', ');
 
-function flag(name: string, value: unknown): boolean {
+function flag(at: string, name: string, value: unknown): boolean {
   if (value === undefined) return false;
   if (typeof value !== 'boolean') {
-    throw new InvalidArgumentError(`epilogue.${name}`, 'a boolean or undefined', value);
+    throw new InvalidArgumentError(`${at}.${name}`, 'a boolean or undefined', value);
   }
   return value;
 }
 
-function bound(name: string, value: unknown, fallback: number): number {
+function bound(at: string, name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new InvalidArgumentError(`epilogue.${name}`, 'a number (not NaN)', value);
+    throw new InvalidArgumentError(`${at}.${name}`, 'a number (not NaN)', value);
   }
   return value;
 }
 
-/** Check `options` (what `withEpilogue` received) and resolve its defaults. */
-export function resolveEpilogue(options: unknown): EpilogueFields {
+/**
+ * Check `options` (what `withEpilogue` received) and resolve its defaults. `at` names the options
+ * in messages (`'inputActivation'` for withInputActivation, whose keys are only the activation's).
+ */
+export function resolveEpilogue(
+  options: unknown,
+  at = 'epilogue',
+  keys: readonly string[] = KEYS,
+): EpilogueFields {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError(
-      'epilogue',
-      'an object {bias?, activation?, slope?, min?, max?, residual?}',
+      at,
+      `an object {${keys.map((k) => `${k}?`).join(', ')}}`,
       options,
     );
   }
   for (const key of Object.keys(options)) {
-    if (!KEYS.includes(key)) {
+    if (!keys.includes(key)) {
       throw new InvalidProblemError(
-        `Expected only the keys ${KEYS.join(', ')} in the epilogue options but received the key ${JSON.stringify(key)}`,
-        'epilogue',
+        `Expected only the keys ${keys.join(', ')} in the ${at} options but received the key ${JSON.stringify(key)}`,
+        at,
       );
     }
   }
   // Each option is read once: a getter runs once, and what is checked is what is used.
   const given = options as Record<string, unknown>;
   const read: Record<string, unknown> = {};
-  for (const key of KEYS) read[key] = given[key];
-  const bias = flag('bias', read.bias);
-  const residual = flag('residual', read.residual);
+  for (const key of keys) read[key] = given[key];
+  const bias = flag(at, 'bias', read.bias);
+  const residual = flag(at, 'residual', read.residual);
   const activation = read.activation === undefined ? 'identity' : read.activation;
   if (typeof activation !== 'string' || !ACTIVATIONS.includes(activation as EpilogueActivation)) {
-    throw new InvalidArgumentError('epilogue.activation', `one of ${ACTIVATION_LIST}`, activation);
+    throw new InvalidArgumentError(`${at}.activation`, `one of ${ACTIVATION_LIST}`, activation);
   }
   const act = activation as EpilogueActivation;
   if (read.slope !== undefined && act !== 'leakyRelu') {
     throw new InvalidProblemError(
       `Expected no slope for activation '${act}' (slope is leakyRelu's) but received slope ${describeValue(read.slope)}`,
-      'epilogue.slope',
+      `${at}.slope`,
     );
   }
   for (const name of ['min', 'max'] as const) {
     if (read[name] !== undefined && act !== 'clamp') {
       throw new InvalidProblemError(
         `Expected no ${name} for activation '${act}' (min and max are clamp's) but received ${name} ${describeValue(read[name])}`,
-        `epilogue.${name}`,
+        `${at}.${name}`,
       );
     }
   }
-  const slope = bound('slope', read.slope, 0.01);
+  const slope = bound(at, 'slope', read.slope, 0.01);
   if (!Number.isFinite(slope)) {
-    throw new InvalidArgumentError('epilogue.slope', 'a finite number', slope);
+    throw new InvalidArgumentError(`${at}.slope`, 'a finite number', slope);
   }
-  const min = bound('min', read.min, Number.NEGATIVE_INFINITY);
-  const max = bound('max', read.max, Number.POSITIVE_INFINITY);
+  const min = bound(at, 'min', read.min, Number.NEGATIVE_INFINITY);
+  const max = bound(at, 'max', read.max, Number.POSITIVE_INFINITY);
   if (min === Number.POSITIVE_INFINITY) {
-    throw new InvalidArgumentError('epilogue.min', 'a number below Infinity', min);
+    throw new InvalidArgumentError(`${at}.min`, 'a number below Infinity', min);
   }
   if (max === Number.NEGATIVE_INFINITY) {
-    throw new InvalidArgumentError('epilogue.max', 'a number above -Infinity', max);
+    throw new InvalidArgumentError(`${at}.max`, 'a number above -Infinity', max);
   }
   if (min > max) {
     throw new InvalidProblemError(
       `Expected min <= max for clamp but received min ${min} and max ${max}`,
-      'epilogue.min',
+      `${at}.min`,
     );
   }
   return { bias, activation: act, slope, min, max, residual };

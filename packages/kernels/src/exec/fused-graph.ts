@@ -1,8 +1,9 @@
 /**
- * The forward pass with its epilogue in one cuDNN graph (cudnn/fused-graph.ts), one execution plan
- * per (alpha, alignment class) as the selection builds it (select/epilogue.ts). Where none runs, or
- * a run has beta ≠ 0 or asks for the pre-activation, the run goes to the unfused route (the
- * convolution, then our kernel): it never fails for want of a fused engine.
+ * A pass with its tail (an epilogue, an activation's backward) in one cuDNN graph
+ * (cudnn/fused-graph.ts), one execution plan per (alpha, alignment class) as the selection builds
+ * it (select/epilogue.ts). Where none runs, or a run has beta ≠ 0 or asks for the pre-activation,
+ * the run goes to the unfused route (the convolution, then our kernel): it never fails for want of
+ * a fused engine.
  */
 import { WorkspaceTooSmallError } from '@baracuda/types';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
@@ -81,7 +82,7 @@ export class FusedForward {
       return;
     }
     let ws = userWs !== null ? userWs.devicePtr : scope.workspacePtr;
-    const pointers = [ops.x, ops.w, ops.y, ops.bias, ops.z];
+    const pointers = [ops.x, ops.w, ops.y, ops.bias, ops.z, ops.saved ?? 0n];
     const exec = this.choice(alpha, alignmentClass([...pointers, ws], desc.elementBytes));
     if (exec === null) {
       this.#unfused.run(ops, scalars);
@@ -108,7 +109,7 @@ export class FusedForward {
     }
     bindStream(scope.handle, stream.raw, problem);
     const status = cudnn.cudnnBackendExecute(scope.handle.handle, exec.plan, vp);
-    if (status !== 0) check(status, 'cudnnBackendExecute', `${problem} fw ${exec.info.name}`);
+    if (status !== 0) check(status, 'cudnnBackendExecute', `${problem} ${exec.info.name}`);
   }
 
   /** Destroy the variant packs (the plans go with the scope). */

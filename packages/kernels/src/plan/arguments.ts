@@ -44,8 +44,12 @@ export interface Conv3dFwArgs extends RunCommon {
  * neither (nor dyPre) for identity; `dBias` exactly when the epilogue has a bias.
  */
 export interface Conv3dBwEpilogueArgs {
-  /** The gradient of the layer's output. */
-  dy: Conv3dTensorArg;
+  /**
+   * The gradient of the layer's output. Omit it and pass `dyPre` and `dBias` alone where dyPre is
+   * already through the activation (the next layer's runBwData with `withInputActivation` wrote
+   * it): only dBias = Σ dyPre is computed.
+   */
+  dy?: Conv3dTensorArg;
   /** The forward output (relu, sigmoid, tanh, clamp). */
   y?: Conv3dTensorArg;
   /** The forward pre-activation (leakyRelu, gelu, geluTanh, silu), written by `runFw`'s `preActivation`. */
@@ -57,11 +61,24 @@ export interface Conv3dBwEpilogueArgs {
   /** Stream to enqueue on. Defaults to the stream given to `select`. */
   stream?: StreamLike;
 }
-/** Arguments of `runBwData`: dx = alpha * convBwData(w, dy) + beta * dx. */
+/**
+ * Arguments of `runBwData`: dx = alpha * convBwData(w, dy) + beta * dx (then, with the descriptor's
+ * input activation, dx · act'(·)).
+ */
 export interface Conv3dBwDataArgs extends RunCommon {
   w: Conv3dTensorArg;
   dy: Conv3dTensorArg;
   dx: Conv3dTensorArg;
+  /**
+   * The input activation's output, which is this layer's input x (dx's shape): required for relu,
+   * sigmoid, tanh and clamp (`withInputActivation`), refused otherwise.
+   */
+  x?: Conv3dTensorArg;
+  /**
+   * The value before the input activation (dx's shape, written by the previous layer's runFw
+   * `preActivation`): required for leakyRelu, gelu, geluTanh and silu, refused otherwise.
+   */
+  preActivation?: Conv3dTensorArg;
 }
 /** Arguments of `runDw`: dw = alpha * convBwFilter(x, dy) + beta * dw. */
 export interface Conv3dDwArgs extends RunCommon {

@@ -1,19 +1,27 @@
 /**
- * The forward route of a descriptor with an epilogue, and its backward pieces. The route is chosen
- * once, on first use: one fused cuDNN graph (exec/fused-graph.ts) where the epilogue is fusable and
- * the plain pass would run on cuDNN in the descriptor's own layout, else the convolution on the
- * executor the plain pass gets (select/core.ts: our depthwise kernels, a layout detour, cuDNN)
- * followed by our epilogue kernel (exec/epilogue-kernel.ts). Pinned mode always takes the latter;
- * so do runs with beta ≠ 0 or a pre-activation to write, and problems cuDNN offers no fused engine
- * for. The backward pieces (activation gradient, bias gradient) are our kernels.
+ * The route of a pass with a tail (the forward epilogue of a convolution, or of a transposed
+ * convolution on its backward-data; an input activation's backward after backward-data), and the
+ * epilogue's backward pieces. The route is chosen once, on first use: one fused cuDNN graph
+ * (exec/fused-graph.ts) where the tail is fusable and the plain pass would run on cuDNN in the
+ * descriptor's own layout, else the convolution on the executor the plain pass gets
+ * (select/core.ts: our depthwise kernels, a layout detour, cuDNN) followed by our kernel
+ * (exec/epilogue-kernel.ts). Pinned mode always takes the latter; so do runs with beta ≠ 0 or a
+ * pre-activation to write, and problems cuDNN offers no fused engine for. The backward pieces
+ * (activation gradient, bias gradient) are our kernels.
  */
 import { CudnnError, UnsupportedError } from '@baracuda/types';
+import type { Conv3dPass } from '../core/pass.js';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
-import { fusable, fusedForwardGraph } from '../cudnn/fused-graph.js';
+import { type FusedTail, fusable, fusedGraph } from '../cudnn/fused-graph.js';
+import type { Conv3dDescriptor } from '../descriptor.js';
 import { channelMap, EpilogueKernels } from '../epilogue/kernels.js';
 import type { CheckedBwEpilogue } from '../epilogue/run-args.js';
-import { EpilogueAfterConv, type EpilogueOperands } from '../exec/epilogue-kernel.js';
-import type { ExecContext } from '../exec/executor.js';
+import {
+  EpilogueAfterConv,
+  type EpilogueOperands,
+  type TailSite,
+} from '../exec/epilogue-kernel.js';
+import type { ExecContext, PassExecutor } from '../exec/executor.js';
 import { FUSED_SUFFIX, type FusedExec, FusedForward } from '../exec/fused-graph.js';
 import { C, driver, type OwnedBuffer, type TimingEvent } from '../sys.js';
 import { randomScratchBytes } from '../tuning.js';
@@ -22,15 +30,46 @@ import { TUNE_ROUNDS, timeAsFinalist } from './autotune/timing.js';
 import type { PlanCore } from './core.js';
 import { candidates, finalizeAllowed, graphInfo } from './graph-choice.js';
 
+/** Where a plan's tail sits: the pass it follows, what runs that pass, whether it may fuse. */
+export interface EpilogueSite extends TailSite {
+  readonly pass: Conv3dPass;
+  /** The plain pass's executor (asked on each use). */
+  readonly conv: () => PassExecutor;
+  /** False where only the unfused route applies (a transposed problem's trailing planes). */
+  readonly mayFuse: boolean;
+}
+
+/** The site of a convolution's forward epilogue or its backward-data's input activation. */
+export function convSite(core: PlanCore, kind: 'epilogue' | 'activationBackward'): EpilogueSite {
+  const d: Conv3dDescriptor = core.ctx.desc;
+  const fw = kind === 'epilogue';
+  const pass: Conv3dPass = fw ? 'fw' : 'bwData';
+  return {
+    kind,
+    pass,
+    element: d.element,
+    epilogue: fw ? d.epilogue : d.inputActivation,
+    map: channelMap(fw ? d.yShape : d.xShape, d.layout),
+    output: fw ? 'y' : 'x',
+    conv: () => core.executor(pass),
+    mayFuse: true,
+  };
+}
+
 /**
  * The fused plan of (alpha, alignment class): the engines the heuristics offer for the fused
  * graph (mode A, then FALLBACK), the first that the preference allows, finalizes and fits the
  * workspace limit; null where none does.
  */
-export function selectFused(ctx: ExecContext, alpha: number, align: number): FusedExec | null {
-  let built: ReturnType<typeof fusedForwardGraph>;
+export function selectFused(
+  ctx: ExecContext,
+  tail: FusedTail,
+  alpha: number,
+  align: number,
+): FusedExec | null {
+  let built: ReturnType<typeof fusedGraph>;
   try {
-    built = fusedForwardGraph(ctx.scope, ctx.desc, alpha, align);
+    built = fusedGraph(ctx.scope, ctx.desc, tail, alpha, align);
   } catch (error) {
     // A cuDNN that refuses a node of the graph (a pointwise mode or attribute it lacks) has no
     // fused engine for it: the unfused route runs, as where the heuristics offer none.
@@ -60,20 +99,19 @@ export function selectFused(ctx: ExecContext, alpha: number, align: number): Fus
   };
 }
 
-/** @internal A plan's epilogue: its forward route and backward pieces. */
+/** @internal A plan's tail: its route and (for an epilogue) backward pieces. */
 export class EpiloguePlan {
   readonly #core: PlanCore;
+  readonly #site: EpilogueSite;
   readonly #unfused: EpilogueAfterConv;
   /** The fused graph route, decided on first use (null: unfused only). */
   #fused: FusedForward | null | undefined;
 
-  constructor(core: PlanCore) {
+  /** `site`: where the tail sits (a convolution's forward epilogue unless given). */
+  constructor(core: PlanCore, site: EpilogueSite = convSite(core, 'epilogue')) {
     this.#core = core;
-    this.#unfused = new EpilogueAfterConv(
-      core.ctx.desc,
-      () => core.executor('fw'),
-      () => this.#kernels(),
-    );
+    this.#site = site;
+    this.#unfused = new EpilogueAfterConv(site, site.conv, () => this.#kernels());
   }
 
   /** Our kernels on the plan's device; a typed error where they do not load (a fused graph needs none). */
@@ -90,27 +128,31 @@ export class EpiloguePlan {
   }
 
   /**
-   * The route: fused where the epilogue is fusable, not pinned, and the plain pass would take cuDNN
-   * in this layout (not our depthwise kernels, not a detour an erratum or autotune put in place).
+   * The route: fused where the tail is fusable, not pinned, and the plain pass would take cuDNN in
+   * this layout (not our depthwise kernels, not a detour an erratum or autotune put in place).
    */
   #route(): FusedForward | EpilogueAfterConv {
     if (this.#fused === undefined) {
       const core = this.#core;
+      const { pass, kind, epilogue, mayFuse } = this.#site;
+      const tail: FusedTail = { kind, pass, epilogue };
       const onCudnn =
-        core.depthwise('fw') === null &&
-        core.installed('fw') === undefined &&
+        core.depthwise(pass) === null &&
+        core.installed(pass) === undefined &&
         core.everyPassDetour === undefined;
       const allowed =
-        core.ctx.preference.algorithm !== 'pinned' && fusable(core.ctx.desc) && onCudnn;
+        mayFuse && core.ctx.preference.algorithm !== 'pinned' && fusable(tail) && onCudnn;
       const ctx = core.ctx;
       this.#fused = allowed
-        ? new FusedForward(ctx, this.#unfused, (alpha, align) => selectFused(ctx, alpha, align))
+        ? new FusedForward(ctx, this.#unfused, (alpha, align) =>
+            selectFused(ctx, tail, alpha, align),
+          )
         : null;
     }
     return this.#fused ?? this.#unfused;
   }
 
-  /** What the forward pass runs as (algorithm('fw')). */
+  /** What the pass runs as (algorithm(pass)). */
   info(): AlgorithmInfo {
     return this.#route().info();
   }
@@ -118,7 +160,7 @@ export class EpiloguePlan {
     return this.#route().workspaceBytes();
   }
 
-  /** Enqueue the forward pass with its epilogue. */
+  /** Enqueue the pass with its tail. */
   runFw(ops: EpilogueOperands, scalars: RunScalars): void {
     this.#route().run(ops, scalars);
   }
@@ -134,6 +176,7 @@ export class EpiloguePlan {
     if (!(route instanceof FusedForward) || route.choice(1, 16) === null) return;
     const ctx = this.#core.ctx;
     const d = ctx.desc;
+    const site = this.#site;
     const bench = tuneBench(ctx);
     const owned: OwnedBuffer[] = [];
     try {
@@ -146,11 +189,14 @@ export class EpiloguePlan {
         b.uploadSync(randomScratchBytes(d.element, elements));
         return b.devicePtr;
       };
-      const bias = d.epilogue.bias ? scratch(d.cOut) : 0n;
-      const z = d.epilogue.residual ? scratch(d.yElements) : 0n;
+      const e = site.epilogue;
+      const epilogue = site.kind === 'epilogue';
+      const bias = epilogue && e.bias ? scratch(site.map.channels) : 0n;
+      const z = epilogue && e.residual ? scratch(site.map.total) : 0n;
+      const saved = epilogue ? 0n : scratch(site.map.total);
       const scalars: RunScalars = { alpha: 1, beta: 0, stream: bench.stream, userWs: null };
       const timer = (r: FusedForward | EpilogueAfterConv) => (set: number) => {
-        r.run({ ...bench.sets[set]!, bias, z, pre: 0n }, scalars);
+        r.run({ ...bench.sets[set]!, bias, z, pre: 0n, saved }, scalars);
         return true;
       };
       const fusedMs = yield* timeAsFinalist(bench, timer(route), TUNE_ROUNDS);
@@ -176,13 +222,11 @@ export class EpiloguePlan {
 
   /** Enqueue dyPre = dy · act'(saved), then dBias = Σ dyPre (dy for identity) per channel. */
   runBackward(args: CheckedBwEpilogue): void {
-    const d = this.#core.ctx.desc;
-    const e = d.epilogue;
-    const map = channelMap(d.yShape, d.layout);
+    const { element, epilogue: e, map } = this.#site;
     const kernels = this.#kernels();
     let grad = args.dy;
     if (args.dyPre !== 0n) {
-      kernels.actGrad(args.stream, d.element, e, map.total, {
+      kernels.actGrad(args.stream, element, e, map.total, {
         dy: args.dy,
         saved: args.saved,
         dyPre: args.dyPre,
@@ -190,7 +234,7 @@ export class EpiloguePlan {
       grad = args.dyPre;
     }
     if (args.dBias !== 0n) {
-      kernels.biasGrad(args.stream, d.element, map, { dy: grad, dBias: args.dBias });
+      kernels.biasGrad(args.stream, element, map, { dy: grad, dBias: args.dBias });
     }
   }
 }
