@@ -45,7 +45,7 @@ interface ParallelFixtures {
   shards: Shard[];
 }
 
-const SPARES = 6;
+const SPARES = 3;
 
 /** What load() adds to the package's fixtures. */
 export async function parallelFixtures(): Promise<ParallelFixtures> {
