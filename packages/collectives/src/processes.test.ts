@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Device, Stream } from '@baracuda/driver';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   allGatherHost,
@@ -16,15 +17,17 @@ import {
   reduceScatterHost,
 } from '../scripts/nccl-host-reference.mjs';
 import {
+  download,
   FLOAT_KINDS,
   type FloatKind,
   randomValues,
   relativeL2,
   roundTo,
   TOLERANCE,
+  upload,
   useFakes,
 } from './fakes.test-helpers.js';
-import { NcclUniqueId } from './index.js';
+import { Communicator, NcclUniqueId } from './index.js';
 
 useFakes(1);
 const CHILD = fileURLToPath(new URL('./testing/process-rank.mjs', import.meta.url));
@@ -146,6 +149,37 @@ describe('one rank per process (the fake NCCL across processes)', () => {
 
   it('3 processes: the same', async () => {
     await collectivesAcross(3);
+  });
+
+  it('the process that made the id takes part too (an id made with FAKE_NCCL_PROCESSES=1)', async () => {
+    process.env.FAKE_NCCL_PROCESSES = '1';
+    let id: NcclUniqueId;
+    try {
+      id = NcclUniqueId.create();
+    } finally {
+      delete process.env.FAKE_NCCL_PROCESSES;
+    }
+    const inputs = {
+      f32: [roundTo('f32', randomValues(COUNT, 7)), roundTo('f32', randomValues(COUNT, 8))],
+    };
+    const child = launch(1, 2, {
+      BARACUDA_TEST_NCCL_ID: id.toString(),
+      BARACUDA_TEST_MODE: 'sum',
+      BARACUDA_TEST_INPUTS: JSON.stringify(inputs),
+    });
+    const comm = await Communicator.initRank({ id, rank: 0, nRanks: 2, device: Device.get(0) });
+    const stream = Stream.create(Device.get(0));
+    const buffer = upload('f32', inputs.f32[0]!, 0);
+    comm.allReduce(buffer, buffer, stream, { kind: 'f32' });
+    await comm.synchronize(stream, { timeoutMs: 15_000 });
+    const want = allReduceHost('sum', inputs.f32);
+    expect(relativeL2(download('f32', buffer), want)).toBeLessThanOrEqual(TOLERANCE.f32);
+    const line = await child.line;
+    expect(relativeL2(line?.result as number[], want)).toBeLessThanOrEqual(TOLERANCE.f32);
+    expect((await child.exit).code).toBe(0);
+    comm.dispose();
+    buffer.dispose();
+    stream.dispose();
   });
 
   it("a rank whose process dies is ncclRemoteError for the others' waits, which abort", async () => {

@@ -6,6 +6,7 @@
 //                ({kind: [rank 0's values, rank 1's, ...]}); prints what each produced
 //   die          rank 1 kills itself (SIGKILL) after joining; the others all-reduce and print the
 //                error their wait rejected with
+//   sum          one f32 all-reduce (sum) of BARACUDA_TEST_INPUTS' f32 values; prints the result
 //   stall        rank 1's all-reduce fails (FAKE_NCCL_FAIL_RANK=1) and it stays alive until its
 //                stdin closes; the others' waits give up after BARACUDA_TEST_TIMEOUT_MS
 import { Device, DeviceBuffer, Stream } from '@baracuda/driver';
@@ -126,7 +127,22 @@ const comm = await Communicator.initRank({
   nRanks,
   device,
 });
-const result = mode === 'collectives' ? await collectives(comm) : await failure(comm);
+async function sum(comm) {
+  const mine = JSON.parse(process.env.BARACUDA_TEST_INPUTS).f32[rank];
+  const buffer = upload('f32', mine);
+  comm.allReduce(buffer, buffer, stream, { kind: 'f32' });
+  await comm.synchronize(stream, { timeoutMs: 15_000 });
+  const out = download('f32', buffer);
+  buffer.dispose();
+  return out;
+}
+
+const result =
+  mode === 'collectives'
+    ? await collectives(comm)
+    : mode === 'sum'
+      ? await sum(comm)
+      : await failure(comm);
 if (result !== null) {
   process.stdout.write(`${JSON.stringify({ rank, result })}\n`);
   comm.dispose();
