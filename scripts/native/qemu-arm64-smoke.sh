@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load-tests the cross-built linux-arm64 addons (packages/native-linux-arm64, from
-# build-prebuilt.sh arm64) under qemu-user with an arm64 Node from npm: both addons load, the
-# probe reports no GPU, and with the fake libcuda (built for arm64) the driver finds its device.
+# build-prebuilt.sh arm64) under qemu-user with an arm64 Node from npm: the three addons load, the
+# probes report no GPU and no NCCL, with the fake libcuda (built for arm64) the driver finds its
+# device, and with the fake libnccl too two fake ranks all-reduce through nccl-sys.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NODE_ARM64_VERSION="${NODE_ARM64_VERSION:-24}"
@@ -26,3 +27,8 @@ echo "-- fake libcuda (arm64)"
 fake="$(mktemp -d)/libcuda-fake.so"
 aarch64-linux-gnu-gcc -shared -fPIC -O1 -o "$fake" packages/driver/test/fake-libcuda.c
 BARACUDA_CUDA_DRIVER_LIBRARY="$fake" run scripts/native/probe-addons.mjs
+echo "-- fake libcuda and fake libnccl (arm64): an all-reduce over two fake ranks"
+fake_nccl="$(dirname "$fake")/libnccl.so.2"
+aarch64-linux-gnu-gcc -shared -fPIC -O1 -pthread -o "$fake_nccl" packages/nccl-sys/native/testing/fake_nccl.c
+FAKE_CUDA_DEVICE_COUNT=2 BARACUDA_CUDA_DRIVER_LIBRARY="$fake" BARACUDA_NCCL_LIBRARY="$fake_nccl" \
+  run scripts/native/probe-addons.mjs

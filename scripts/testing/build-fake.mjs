@@ -30,6 +30,9 @@ export const FAKE_SOURCES = Object.freeze({
   nccl: join(REPO_ROOT, 'packages', 'nccl-sys', 'native', 'testing', 'fake_nccl.c'),
 });
 
+/** The fake libnccl's second file: ranks of several processes (#included by fake_nccl.c). */
+const NCCL_PROCESSES = join(dirname(FAKE_SOURCES.nccl), 'fake_nccl_processes.c');
+
 function sanitizerFlags() {
   return process.env.BARACUDA_SANITIZE === '1'
     ? ['-fsanitize=address,undefined', '-fno-omit-frame-pointer', '-fno-sanitize-recover=all']
@@ -49,9 +52,17 @@ function cacheDirectory() {
 /**
  * Compiles `source` into a shared library named `fileName` (e.g. `libcuda.so.1`)
  * and returns its path. `defines` become -D flags, `includeDirs` -I flags.
+ * `included` lists the files `source` #includes that are not headers of the system (their bytes
+ * are part of the cache key too).
  * Throws when there is no C compiler (callers that can skip catch it).
  */
-export function buildSharedLibrary({ source, fileName, defines = [], includeDirs = [] }) {
+export function buildSharedLibrary({
+  source,
+  fileName,
+  defines = [],
+  includeDirs = [],
+  included = [],
+}) {
   const flags = [
     '-shared',
     '-fPIC',
@@ -61,11 +72,9 @@ export function buildSharedLibrary({ source, fileName, defines = [], includeDirs
     ...defines.map((define) => `-D${define}`),
     ...includeDirs.map((dir) => `-I${dir}`),
   ];
-  const key = createHash('sha256')
-    .update(readFileSync(source))
-    .update(JSON.stringify(flags))
-    .digest('hex')
-    .slice(0, 20);
+  const hash = createHash('sha256').update(readFileSync(source));
+  for (const file of included) hash.update(readFileSync(file));
+  const key = hash.update(JSON.stringify(flags)).digest('hex').slice(0, 20);
   const dir = join(cacheDirectory(), key);
   const output = join(dir, fileName);
   if (existsSync(output)) return output;
@@ -104,7 +113,12 @@ export function buildFakeCudnnLibrary({ noBackward = false } = {}) {
  */
 export function buildFakeNcclLibrary({ noP2p = false } = {}) {
   const defines = noP2p ? ['FAKE_NCCL_NO_P2P'] : [];
-  return buildSharedLibrary({ source: FAKE_SOURCES.nccl, fileName: 'libnccl.so.2', defines });
+  return buildSharedLibrary({
+    source: FAKE_SOURCES.nccl,
+    fileName: 'libnccl.so.2',
+    defines,
+    included: [NCCL_PROCESSES],
+  });
 }
 
 function nodeApiIncludeDir() {

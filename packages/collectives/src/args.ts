@@ -114,6 +114,13 @@ export function initRankArgs(options: unknown): {
   const opts = requireOptions('options', options);
   const id = uniqueIdBytes('options.id', opts.id);
   const nRanks = requirePositiveInteger('options.nRanks', opts.nRanks);
+  if (nRanks > 2147483647) {
+    throw new InvalidArgumentError(
+      'options.nRanks',
+      'a positive int32 (NCCL counts ranks in an int)',
+      nRanks,
+    );
+  }
   const rank = requireRank('options.rank', opts.rank, nRanks);
   const device =
     opts.device === undefined ? Device.get(0) : requireDevice('options.device', opts.device);

@@ -154,10 +154,10 @@ export class Communicator {
     stream: Stream,
     options: AllReduceOptions,
   ): void {
-    const comm = this.#live();
+    this.#live();
     const opts = requireOptions('options', options);
     const { dataType, byteSize } = collectiveKind('options.kind', opts.kind);
-    const op = reduceOp('options.op', opts.op ?? 'sum');
+    const op = reduceOp('options.op', opts.op === undefined ? 'sum' : opts.op);
     const sendBuffer = requireBuffer('send', send, this.device);
     const recvBuffer = requireBuffer('recv', recv, this.device);
     const target = requireStream('stream', stream, this.device);
@@ -172,7 +172,7 @@ export class Communicator {
         count,
         dataType,
         op,
-        comm,
+        this.#live(), // again: reading the options ran the caller's getters
         target.raw,
       ),
     );
@@ -185,7 +185,7 @@ export class Communicator {
     stream: Stream,
     options: BroadcastOptions,
   ): void {
-    const comm = this.#live();
+    this.#live();
     const opts = requireOptions('options', options);
     const { dataType, byteSize } = collectiveKind('options.kind', opts.kind);
     const root = requireRank('options.root', opts.root, this.nRanks);
@@ -203,7 +203,7 @@ export class Communicator {
         count,
         dataType,
         root,
-        comm,
+        this.#live(), // again: reading the options ran the caller's getters
         target.raw,
       ),
     );
@@ -219,10 +219,10 @@ export class Communicator {
     stream: Stream,
     options: ReduceScatterOptions,
   ): void {
-    const comm = this.#live();
+    this.#live();
     const opts = requireOptions('options', options);
     const { dataType, byteSize } = collectiveKind('options.kind', opts.kind);
-    const op = reduceOp('options.op', opts.op ?? 'sum');
+    const op = reduceOp('options.op', opts.op === undefined ? 'sum' : opts.op);
     const sendBuffer = requireBuffer('send', send, this.device);
     const recvBuffer = requireBuffer('recv', recv, this.device);
     const target = requireStream('stream', stream, this.device);
@@ -237,7 +237,7 @@ export class Communicator {
         count,
         dataType,
         op,
-        comm,
+        this.#live(), // again: reading the options ran the caller's getters
         target.raw,
       ),
     );
@@ -250,7 +250,7 @@ export class Communicator {
     stream: Stream,
     options: AllGatherOptions,
   ): void {
-    const comm = this.#live();
+    this.#live();
     const opts = requireOptions('options', options);
     const { dataType, byteSize } = collectiveKind('options.kind', opts.kind);
     const sendBuffer = requireBuffer('send', send, this.device);
@@ -266,7 +266,7 @@ export class Communicator {
         recvBuffer.devicePtr,
         count,
         dataType,
-        comm,
+        this.#live(), // again: reading the options ran the caller's getters
         target.raw,
       ),
     );
@@ -289,7 +289,7 @@ export class Communicator {
     stream: unknown,
     options: unknown,
   ): void {
-    const comm = this.#live();
+    this.#live();
     const opts = requireOptions('options', options);
     const { dataType, byteSize } = collectiveKind('options.kind', opts.kind);
     const target = requireBuffer('buffer', buffer, this.device);
@@ -298,7 +298,8 @@ export class Communicator {
     const count = elementCount(opts.count, target, 'buffer', byteSize);
     requireBytes('buffer', target, count * byteSize);
     const fn = call === 'ncclSend' ? nccl.ncclSend : nccl.ncclRecv;
-    this.#check(call, fn(target.devicePtr, count, dataType, peerRank, comm, queue.raw));
+    // #live() again: reading the options ran the caller's getters, which may have disposed it.
+    this.#check(call, fn(target.devicePtr, count, dataType, peerRank, this.#live(), queue.raw));
   }
 
   /** Throws `NcclError` when the communicator has an asynchronous error (a failed peer). */
@@ -342,10 +343,11 @@ export class Communicator {
   }
 
   #waitArgs(stream: unknown, options: unknown): [WaitTarget, Event, number] {
-    const comm = this.#live();
-    const opts = requireOptions('options', options ?? {});
+    this.#live();
+    const opts = requireOptions('options', options === undefined ? {} : options);
     const timeoutMs = requireTimeout('options.timeoutMs', opts.timeoutMs, DEFAULT_TIMEOUT_MS);
     const queue = requireStream('stream', stream, this.device);
+    const comm = this.#live(); // again: reading the options ran the caller's getters
     const event = Event.create(this.device, { timing: false, blockingSync: false });
     event.record(queue);
     const family = this.#family;

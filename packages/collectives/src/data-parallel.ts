@@ -11,6 +11,7 @@ import { Communicator } from './communicator.js';
 import { group } from './group.js';
 import { collectiveKind } from './kinds.js';
 import type { WaitOptions } from './options.js';
+import { guardReceivers } from './receivers.js';
 
 /** Options of {@link DataParallelConv3d.create}. */
 export interface DataParallelConv3dOptions {
@@ -83,6 +84,19 @@ export function splitBatch<T extends Float32Array | Float64Array | Uint16Array>(
   batch: T,
   parts: number,
 ): T[] {
+  if (
+    !(
+      batch instanceof Float32Array ||
+      batch instanceof Float64Array ||
+      batch instanceof Uint16Array
+    )
+  ) {
+    throw new InvalidArgumentError(
+      'batch',
+      'a Float32Array, Float64Array or Uint16Array (f16 / bf16 bits)',
+      batch,
+    );
+  }
   requirePositiveInteger('parts', parts);
   if (batch.length % parts !== 0) {
     throw new InvalidArgumentError(
@@ -109,6 +123,14 @@ export class DataParallelConv3d {
   readonly #bucketBytes: number;
   readonly #op: 'sum' | 'avg';
   #disposed = false;
+
+  static {
+    guardReceivers(
+      DataParallelConv3d,
+      'DataParallelConv3d',
+      (o) => typeof o === 'object' && o !== null && #replicas in o,
+    );
+  }
 
   private constructor(
     token: typeof TOKEN,
@@ -141,7 +163,7 @@ export class DataParallelConv3d {
       opts.bucketBytes === undefined
         ? 25 * 1024 * 1024
         : requirePositiveInteger('options.bucketBytes', opts.bucketBytes);
-    const op = opts.reduce ?? 'sum';
+    const op = opts.reduce === undefined ? 'sum' : opts.reduce;
     if (op !== 'sum' && op !== 'avg') {
       throw new InvalidArgumentError('options.reduce', "'sum' or 'avg'", op);
     }

@@ -115,8 +115,12 @@ async function main(): Promise<void> {
     let own = fixtures.get(c.target.pkg);
     if (own === undefined) {
       const corpus = CORPORA.find((k) => k.pkg === c.target.pkg)!;
+      emit({ t: 'loading', id });
       own = await corpus.load();
       fixtures.set(c.target.pkg, own);
+      // The case's own time starts now: loading a package (collectives makes its data-parallel
+      // fixtures, several plan selections) has a longer timeout of its own.
+      emit({ t: 'loaded', id });
     }
     const seen = await run(c, own);
     emit({ t: 'done', id, ...('setup' in seen ? { setup: seen.setup } : { seen }) });

@@ -1,12 +1,13 @@
 /**
- * Turns what a child saw into an outcome class. A refusal is a @baracuda/types error; for
- * cudnn-sys also its documented TypeError / RangeError for bad arguments and a non-zero
- * cudnnStatus_t (the sys layer returns statuses, it does not throw them).
+ * Turns what a child saw into an outcome class. A refusal is a @baracuda/types error, or the
+ * error the case's own getter or callback threw (CorpusUserError) passed on; for cudnn-sys and
+ * nccl-sys also their documented TypeError / RangeError for bad arguments and a non-zero status
+ * (the sys layers return statuses, they do not throw them).
  */
 import type { CaseRef, Observation, OutcomeClass } from './model.js';
 
 export function classify(c: CaseRef, seen: Observation): { outcome: OutcomeClass; detail: string } {
-  const sys = c.target.pkg === 'cudnn-sys';
+  const sys = c.target.pkg === 'cudnn-sys' || c.target.pkg === 'nccl-sys';
   if (seen.kind === 'returned') {
     // A re-entrant value destroyed the call's object before the C call: any status means the C
     // call ran on freed memory (the fake answers garbage), so only a throw is a refusal.
@@ -28,7 +29,10 @@ export function classify(c: CaseRef, seen: Observation): { outcome: OutcomeClass
       : { outcome: 'silent', detail: `${what} (accepted an invalid ${c.slot?.name ?? 'call'})` };
   }
   const detail = `${seen.name}${seen.code ? ` [${seen.code}]` : ''}: ${seen.message}`;
-  const typed = seen.typed || (sys && (seen.name === 'TypeError' || seen.name === 'RangeError'));
+  // The case's own getter or callback threw (values.ts's CorpusUserError): passed on unchanged.
+  const own = seen.name === 'CorpusUserError';
+  const typed =
+    seen.typed || own || (sys && (seen.name === 'TypeError' || seen.name === 'RangeError'));
   if (!typed) return { outcome: 'untyped', detail };
   return { outcome: c.acceptable ? 'ok' : 'typed', detail };
 }

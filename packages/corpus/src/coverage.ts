@@ -30,6 +30,8 @@ export function requiredIds(pkg: string, name: string, value: unknown): string[]
 async function load(pkg: string): Promise<Record<string, unknown>> {
   if (pkg === 'driver') return import('@baracuda/driver');
   if (pkg === 'cudnn-sys') return import('@baracuda/cudnn-sys');
+  if (pkg === 'nccl-sys') return import('@baracuda/nccl-sys');
+  if (pkg === 'collectives') return import('@baracuda/collectives');
   return import('@baracuda/kernels');
 }
 

@@ -1,8 +1,8 @@
 /**
  * The C fakes the cases run against, built the way the packages' own tests build them: through
  * the repository's one build helper for test-only C (scripts/testing/build-fake.mjs, which also
- * instruments them when BARACUDA_SANITIZE=1). $BARACUDA_CORPUS_FAKE_CUDA /
- * $BARACUDA_CORPUS_FAKE_CUDNN name prebuilt ones instead.
+ * instruments them when BARACUDA_SANITIZE=1). $BARACUDA_CORPUS_FAKE_CUDA,
+ * $BARACUDA_CORPUS_FAKE_CUDNN and $BARACUDA_CORPUS_FAKE_NCCL name prebuilt ones instead.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,11 +10,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export interface Fakes {
   cuda: string;
   cudnn: string;
+  nccl: string;
 }
 
 interface BuildFake {
   buildFakeLibcudaLibrary(): string;
   buildFakeCudnnLibrary(): string;
+  buildFakeNcclLibrary(): string;
 }
 
 /** packages/corpus/dist (or src) → the repository root. */
@@ -33,10 +35,11 @@ export async function buildFakes(): Promise<Fakes> {
   const helper = (await import(pathToFileURL(BUILD_FAKE).href)) as BuildFake;
   const cuda = process.env.BARACUDA_CORPUS_FAKE_CUDA || built(helper.buildFakeLibcudaLibrary);
   const cudnn = process.env.BARACUDA_CORPUS_FAKE_CUDNN || built(helper.buildFakeCudnnLibrary);
-  if (!cuda || !cudnn) {
+  const nccl = process.env.BARACUDA_CORPUS_FAKE_NCCL || built(helper.buildFakeNcclLibrary);
+  if (!cuda || !cudnn || !nccl) {
     throw new Error(
-      'corpus: could not build the C fakes (is `cc` installed?); set BARACUDA_CORPUS_FAKE_CUDA and BARACUDA_CORPUS_FAKE_CUDNN to prebuilt ones',
+      'corpus: could not build the C fakes (is `cc` installed?); set BARACUDA_CORPUS_FAKE_CUDA, BARACUDA_CORPUS_FAKE_CUDNN and BARACUDA_CORPUS_FAKE_NCCL to prebuilt ones',
     );
   }
-  return { cuda, cudnn };
+  return { cuda, cudnn, nccl };
 }

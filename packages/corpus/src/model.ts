@@ -5,8 +5,14 @@
  * named value. Which values a slot accepts is data (expectations.ts), never inferred.
  */
 
-export type PackageName = 'driver' | 'cudnn-sys' | 'kernels';
-export const PACKAGES: readonly PackageName[] = ['driver', 'cudnn-sys', 'kernels'];
+export type PackageName = 'driver' | 'cudnn-sys' | 'kernels' | 'nccl-sys' | 'collectives';
+export const PACKAGES: readonly PackageName[] = [
+  'driver',
+  'cudnn-sys',
+  'kernels',
+  'nccl-sys',
+  'collectives',
+];
 
 /** Where a swept value goes: `this`, argument `arg`, or a property path inside argument `arg`. */
 export type SlotAt = { readonly arg: 'this' } | { readonly arg: number; readonly path?: string[] };

@@ -10,6 +10,9 @@ import { spawn } from 'node:child_process';
 import { classify } from './classify.js';
 import type { CaseRef, CaseResult, Observation } from './model.js';
 
+/** How many case timeouts a child may spend making one package's fixtures (before its first case). */
+const LOAD_TIMEOUT_FACTOR = 6;
+
 export interface PoolOptions {
   jobs: number;
   batchSize: number;
@@ -58,12 +61,12 @@ function runChild(batch: Batch, options: PoolOptions): Promise<ChildEnd> {
     let stderr = '';
     let inFlight: string | null = null;
     let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
+    const arm = (ms = options.timeoutMs) => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         end.timedOut = inFlight ?? batch.cases[0]!.id;
         child.kill('SIGKILL');
-      }, options.timeoutMs);
+      }, ms);
     };
     arm();
     child.stdout.setEncoding('utf8');
@@ -85,6 +88,10 @@ function runChild(batch: Batch, options: PoolOptions): Promise<ChildEnd> {
           inFlight = message.id;
           end.started.push(message.id);
           arm();
+        } else if (message.t === 'loading') {
+          arm(LOAD_TIMEOUT_FACTOR * options.timeoutMs); // making a package's fixtures
+        } else if (message.t === 'loaded') {
+          arm(); // the package's fixtures are made: the case's own timeout starts
         } else if (message.t === 'done' && message.id) {
           inFlight = null;
           end.done.set(

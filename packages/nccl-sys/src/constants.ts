@@ -44,9 +44,21 @@ export const NCCL_UNIQUE_ID_BYTES = 128;
 
 const RESULT_NAMES: readonly string[] = Object.keys(ncclResult);
 
-/** The name of an `ncclResult_t`, e.g. 2 → `ncclSystemError`; `ncclResult_t(99)` when unknown. */
+/**
+ * The name of an `ncclResult_t`, e.g. 2 → `ncclSystemError`; `ncclResult_t(99)` when unknown. A
+ * value that is not an int32 is a TypeError / RangeError, as the addon's arguments are.
+ */
 export function ncclResultName(result: number): string {
-  return Number.isInteger(result) && result >= 0 && result < RESULT_NAMES.length
+  if (typeof result !== 'number' || !Number.isInteger(result)) {
+    const what = typeof result === 'number' ? String(result) : `a value of type ${typeof result}`;
+    throw new TypeError(`Expected an int32 for result but received ${what}`);
+  }
+  if (result < -(2 ** 31) || result > 2 ** 31 - 1) {
+    throw new RangeError(
+      `Expected an int32 from -2147483648 to 2147483647 for result but received ${result}`,
+    );
+  }
+  return result >= 0 && result < RESULT_NAMES.length
     ? (RESULT_NAMES[result] as string)
-    : `ncclResult_t(${String(result)})`;
+    : `ncclResult_t(${result})`;
 }

@@ -1,7 +1,15 @@
-/** The three packages' corpora, in report order. */
+/** The packages' corpora, in report order. */
 import type { PackageCorpus } from '../model.js';
+import { COLLECTIVES_CORPUS } from './collectives.js';
 import { CUDNN_SYS_CORPUS } from './cudnn-sys.js';
 import { DRIVER_CORPUS } from './driver.js';
 import { KERNELS_CORPUS } from './kernels.js';
+import { NCCL_SYS_CORPUS } from './nccl-sys.js';
 
-export const CORPORA: readonly PackageCorpus[] = [DRIVER_CORPUS, CUDNN_SYS_CORPUS, KERNELS_CORPUS];
+export const CORPORA: readonly PackageCorpus[] = [
+  DRIVER_CORPUS,
+  CUDNN_SYS_CORPUS,
+  KERNELS_CORPUS,
+  NCCL_SYS_CORPUS,
+  COLLECTIVES_CORPUS,
+];

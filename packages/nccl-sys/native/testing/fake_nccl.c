@@ -7,9 +7,10 @@
  * Ranks and cliques: ncclCommInitAll makes one clique of N communicators (rank i on devlist[i]);
  * ncclCommInitRank joins the clique named by the 128-byte unique id (a process-wide table), and
  * blocks until all nranks joined, as NCCL does, unless called between ncclGroupStart/End. Ranks
- * of several processes never meet: multi-process runs are tested only on GPUs
- * (packages/collectives/scripts/nccl-device-check.mjs). The device of an InitRank communicator is
- * its rank (the fake cannot ask the driver for the current context's device).
+ * of several processes (an id used by a process other than the one that made it, or made with
+ * FAKE_NCCL_PROCESSES=1) meet through files instead: see fake_nccl_processes.c. The device of an
+ * InitRank communicator is its rank (the fake cannot ask the driver for the current context's
+ * device).
  *
  * Execution: a call returns at once and completes when every rank has made its matching call
  * (the k-th collective of each rank, in order; a send when its recv is posted), whatever the
@@ -26,6 +27,9 @@
  *   FAKE_NCCL_FAIL_RANK     calls that enqueue work on this rank return ncclSystemError (a rank
  *                           that fails; its peers then wait for it forever)
  *   FAKE_NCCL_INIT_RESULT   what ncclCommInitAll / ncclCommInitRank return instead of working
+ *   FAKE_NCCL_PROCESSES     1: ncclGetUniqueId makes an id whose ranks meet through files even
+ *                           in the process that made it (one rank per process, this one included)
+ *   FAKE_NCCL_INIT_TIMEOUT_MS  how long a rank of several processes waits for the others to join
  *   FAKE_NCCL_NO_P2P        build time (-DFAKE_NCCL_NO_P2P): no ncclSend / ncclRecv (an old or
  *                           partial library)
  *
@@ -66,8 +70,11 @@ struct clique {
   struct clique *next;
 };
 
+struct shared; /* a rank of several processes (fake_nccl_processes.c) */
+
 struct comm {
   struct clique *clique;
+  struct shared *shared;           /* set instead of clique for a rank of several processes */
   int rank, device;
   long long submitted;             /* collectives this rank has enqueued */
   int p2p_pending;
@@ -226,6 +233,29 @@ static void reduce_element(const void *const *sources, int n, size_t i, int type
 
 /* Runs collective slot k of clique c: every rank's call is there and they match. Results go
    through a scratch copy first so in-place calls (send == recv) read the inputs intact. */
+/* Rank r's result of collective `call` (kind, type, op, root, count; recv is rank r's) from
+   every rank's input, `sources` (n of them). */
+static void compute_rank(const struct call *call, const void *const *sources, int n, int r) {
+  const size_t esize = type_size[call->type], count = call->count;
+  if (count == 0) return; /* nothing to move: the buffers may be null */
+  switch (call->kind) {
+    case K_ALLREDUCE:
+      for (size_t i = 0; i < count; ++i) reduce_element(sources, n, i, call->type, call->op, call->recv, i);
+      break;
+    case K_BROADCAST:
+      memcpy(call->recv, sources[call->root], count * esize);
+      break;
+    case K_REDUCESCATTER:
+      for (size_t i = 0; i < count; ++i)
+        reduce_element(sources, n, (size_t)r * count + i, call->type, call->op, call->recv, i);
+      break;
+    case K_ALLGATHER:
+      for (int s = 0; s < n; ++s)
+        memcpy((unsigned char *)call->recv + (size_t)s * count * esize, sources[s], count * esize);
+      break;
+  }
+}
+
 static void execute(struct clique *c, struct call *calls) {
   const int n = c->nranks;
   const struct call *first = &calls[0];
@@ -239,24 +269,7 @@ static void execute(struct clique *c, struct call *calls) {
     memcpy(copies[r], calls[r].send, in_bytes);
     sources[r] = copies[r];
   }
-  for (int r = 0; r < n; ++r) {
-    switch (first->kind) {
-      case K_ALLREDUCE:
-        for (size_t i = 0; i < count; ++i) reduce_element(sources, n, i, first->type, first->op, calls[r].recv, i);
-        break;
-      case K_BROADCAST:
-        memcpy(calls[r].recv, sources[first->root], count * esize);
-        break;
-      case K_REDUCESCATTER:
-        for (size_t i = 0; i < count; ++i)
-          reduce_element(sources, n, (size_t)r * count + i, first->type, first->op, calls[r].recv, i);
-        break;
-      case K_ALLGATHER:
-        for (int s = 0; s < n; ++s)
-          memcpy((unsigned char *)calls[r].recv + (size_t)s * count * esize, sources[s], count * esize);
-        break;
-    }
-  }
+  for (int r = 0; r < n; ++r) compute_rank(&calls[r], sources, n, r);
   for (int r = 0; r < n; ++r) free(copies[r]);
 }
 
@@ -282,10 +295,13 @@ static void run_ready(struct clique *c) {
 
 static int fails(const struct comm *comm) { return env_int("FAKE_NCCL_FAIL_RANK", -1) == comm->rank; }
 
+#include "fake_nccl_processes.c"
+
 static result_t enqueue(struct comm *comm, struct call call) {
   if (!comm) return INVALID_ARGUMENT;
   if (call.type < 0 || call.type >= T_COUNT) { snprintf(last_error, sizeof last_error, "fake: invalid datatype %d", call.type); return INVALID_ARGUMENT; }
   if (call.op < 0 || call.op >= OP_COUNT) { snprintf(last_error, sizeof last_error, "fake: invalid op %d", call.op); return INVALID_ARGUMENT; }
+  if (comm->shared) return shared_enqueue(comm, call);
   pthread_mutex_lock(&lock);
   struct clique *c = comm->clique;
   if (call.kind == K_BROADCAST && (call.root < 0 || call.root >= c->nranks)) {
@@ -325,8 +341,8 @@ result_t ncclGetUniqueId(unique_id_t *id) {
   pthread_mutex_lock(&lock);
   const unsigned long long serial = ++id_counter;
   pthread_mutex_unlock(&lock);
-  snprintf(id->internal, sizeof id->internal, "FAKENCCL pid=%d serial=%llu t=%lld", (int)getpid(),
-           serial, (long long)time(NULL));
+  snprintf(id->internal, sizeof id->internal, "FAKENCCL pid=%d serial=%llu t=%lld%s", (int)getpid(),
+           serial, (long long)time(NULL), env_int("FAKE_NCCL_PROCESSES", 0) ? " processes" : "");
   return SUCCESS;
 }
 
@@ -375,6 +391,7 @@ result_t ncclCommInitRank(struct comm **out, int nranks, unique_id_t id, int ran
   }
   const int forced = env_int("FAKE_NCCL_INIT_RESULT", 0);
   if (forced) return (result_t)forced;
+  if (shared_wanted(&id)) return shared_init(out, nranks, &id, rank);
   pthread_mutex_lock(&lock);
   struct clique *c = cliques;
   while (c && (c->joined >= c->nranks || memcmp(&c->id, &id, sizeof id) != 0)) c = c->next;
@@ -433,7 +450,8 @@ static void leave(struct comm *comm) {
 result_t ncclCommDestroy(struct comm *comm) {
   if (!comm) return INVALID_ARGUMENT;
   pthread_mutex_lock(&lock);
-  leave(comm);
+  if (comm->shared) shared_leave(comm);
+  else leave(comm);
   pthread_mutex_unlock(&lock);
   return SUCCESS;
 }
@@ -443,6 +461,11 @@ result_t ncclCommAbort(struct comm *comm) { return ncclCommDestroy(comm); }
 result_t ncclCommGetAsyncError(struct comm *comm, result_t *error) {
   if (!comm || !error) return INVALID_ARGUMENT;
   pthread_mutex_lock(&lock);
+  if (comm->shared) {
+    *error = shared_async_error(comm);
+    pthread_mutex_unlock(&lock);
+    return SUCCESS;
+  }
   const struct clique *c = comm->clique;
   if (c->error != SUCCESS) *error = c->error;
   else if (comm->submitted > c->done || comm->p2p_pending > 0 || c->joined < c->nranks) *error = IN_PROGRESS;
@@ -453,7 +476,7 @@ result_t ncclCommGetAsyncError(struct comm *comm, result_t *error) {
 
 result_t ncclCommCount(const struct comm *comm, int *count) {
   if (!comm || !count) return INVALID_ARGUMENT;
-  *count = comm->clique->nranks;
+  *count = comm->shared ? shared_ranks(comm) : comm->clique->nranks;
   return SUCCESS;
 }
 result_t ncclCommCuDevice(const struct comm *comm, int *device) {
@@ -494,6 +517,7 @@ static result_t post_p2p(struct comm *comm, int is_send, const void *send, void 
                          size_t count, int type, int peer) {
   if (!comm) return INVALID_ARGUMENT;
   if (type < 0 || type >= T_COUNT) return INVALID_ARGUMENT;
+  if (comm->shared) return shared_p2p(comm, is_send, send, recv, count, type, peer);
   pthread_mutex_lock(&lock);
   struct clique *c = comm->clique;
   if (peer < 0 || peer >= c->nranks || !c->ranks[peer]) {
