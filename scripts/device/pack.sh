@@ -8,7 +8,7 @@ export PATH="$PWD/.tools/node_modules/.bin:$PATH"
 mkdir -p .carry
 [ -s .carry/node.xz ] || xz -T2 -c "$(command -v node)" > .carry/node.xz
 pnpm build >/dev/null
-cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node packages/nccl-sys/build/Release/baracuda_nccl.node .carry/
+cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node packages/nccl-sys/build/Release/baracuda_nccl.node packages/cublaslt-sys/build/Release/baracuda_cublaslt.node .carry/
 cp packages/conformance/dist/cli.cjs .carry/cli.cjs
 # The commit the bundle was built from, for every bench row (the device copy has no .git):
 # -dirty when tracked files differ from it, so a bench merge refuses to mix it with a clean build.

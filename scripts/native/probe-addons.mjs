@@ -15,26 +15,32 @@ const require = createRequire(import.meta.url);
 const failures = [];
 
 // 1. The raw addons load here (right architecture, glibc, C++ runtime).
-for (const file of ['baracuda_driver.node', 'baracuda_cudnn.node']) {
+for (const file of ['baracuda_driver.node', 'baracuda_cudnn.node', 'baracuda_cublaslt.node']) {
   require(join(dir, file));
 }
 // 2. The libraries probe through them and report no GPU.
 const driver = await import(new URL('driver/dist/index.js', root).href);
 const cudnn = await import(new URL('cudnn-sys/dist/index.js', root).href);
+const cublaslt = await import(new URL('cublaslt-sys/dist/index.js', root).href);
 const gpu = driver.probe();
 const dnn = cudnn.probe();
+const lt = cublaslt.probe();
 console.log(`${process.arch} node ${process.version}`);
 console.log(`driver: available=${gpu.available} devices=${gpu.deviceCount}`);
 console.log(`  ${String(gpu.reason).split('\n')[0]}`);
 console.log(`cudnn:  available=${dnn.available}`);
 console.log(`  ${String(dnn.reason).split('\n')[0]}`);
+console.log(`cublaslt: available=${lt.available}`);
+console.log(`  ${String(lt.reason).split('\n')[0]}`);
 const fake = Boolean(process.env.BARACUDA_CUDA_DRIVER_LIBRARY);
 if (fake && !(gpu.available && gpu.deviceCount > 0)) failures.push('expected the fake driver');
 if (!fake && gpu.available) failures.push('expected no CUDA driver under qemu');
 if (dnn.available) failures.push('expected no cuDNN under qemu');
+if (lt.available) failures.push('expected no cuBLASLt under qemu');
 for (const [name, reason] of [
   ['driver', gpu.reason],
   ['cudnn', dnn.reason],
+  ['cublaslt', lt.reason],
 ]) {
   if (/Could not load baracuda_/.test(String(reason)))
     failures.push(`${name}: the addon did not load`);
