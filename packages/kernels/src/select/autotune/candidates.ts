@@ -1,7 +1,7 @@
 /**
  * The candidates autotune times against cuDNN's engines after the graph search, in order: our
  * depthwise kernels, backward-data as a forward pass, the layout detour and the space-to-depth
- * routes (patch embedding as a GEMM, the stem). Each is made, timed
+ * routes (patch embedding as a GEMM, the stem), and the patch GEMM on cuBLASLt. Each is made, timed
  * through its executor's own run on the bench's operand sets, and handed back with its time and
  * the route it would install; tune.ts keeps it when it wins by its minimum gain. A new route
  * that autotune should time is one more entry in {@link CANDIDATES}.
@@ -21,6 +21,7 @@ import { type BackendDescriptor, cudnn, type TimingEvent } from '../../sys.js';
 import { DETOUR_MIN_GAIN } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { createCore } from '../create.js';
+import { ltPatchGemmCandidate } from '../lt-gemm-candidate.js';
 import { spaceToDepthCandidate } from '../space-to-depth-candidate.js';
 import type { TuneBench } from './bench.js';
 import type { TuneBudget } from './budget.js';
@@ -291,5 +292,6 @@ export function tuneCandidates(tunePass: TunePass): readonly TuneCandidate[] {
       stale: ['layout detour', 'does not apply here'],
     },
     spaceToDepthCandidate(tunePass),
+    ltPatchGemmCandidate(),
   ];
 }
