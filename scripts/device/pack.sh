@@ -16,7 +16,7 @@ commit=$(git rev-parse HEAD)
 git diff --quiet HEAD -- || commit="$commit-dirty"
 echo "$commit" > .carry/commit.txt
 # The event-overhead script (the `events` phase) only with PACK_EVENTS=1: room is short (below).
-scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/epilogue-device-check kernels/scripts/layer-bench kernels/scripts/s2d-device-check kernels/scripts/budget-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check collectives/scripts/nccl-device-check kernels/scripts/tf32x3-device-check"
+scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/epilogue-device-check kernels/scripts/layer-bench kernels/scripts/s2d-device-check kernels/scripts/budget-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check collectives/scripts/nccl-device-check kernels/scripts/tf32x3-device-check kernels/scripts/cublaslt-device-check"
 [ "${PACK_EVENTS:-0}" = 1 ] && scripts="$scripts kernels/scripts/event-overhead"
 rm -f .carry/kernels-event-overhead.mjs
 for s in $scripts; do
