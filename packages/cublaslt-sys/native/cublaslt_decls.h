@@ -90,7 +90,11 @@ typedef struct {
   X(CUBLASLT_ORDER_COL, 0)                       \
   X(CUBLASLT_ORDER_ROW, 1)                       \
   X(CUBLASLT_MATMUL_PREF_SEARCH_MODE, 0)         \
-  X(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1)
+  X(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1)  \
+  X(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, 5) \
+  X(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, 6) \
+  X(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, 7) \
+  X(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, 8)
 
 // Every function we call: X(name, return type, parameter list).
 #define BARACUDA_CUBLASLT_FUNCTIONS(X)                                                          \

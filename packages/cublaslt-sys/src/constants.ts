@@ -97,6 +97,14 @@ export const cublasLtMatmulPreferenceAttributes = Object.freeze({
   CUBLASLT_MATMUL_PREF_SEARCH_MODE: 0,
   /** uint64: the most workspace an algorithm may need. */
   CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES: 1,
+  /** uint32: the alignment (bytes) A's pointer is guaranteed (default 256). */
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES: 5,
+  /** uint32: B's. */
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES: 6,
+  /** uint32: C's. */
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES: 7,
+  /** uint32: D's. */
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES: 8,
 } as const);
 
 /** `sizeof(cublasLtMatmulAlgo_t)`. */

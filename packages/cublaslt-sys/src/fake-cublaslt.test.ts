@@ -322,6 +322,62 @@ describe('the fake cuBLASLt through the raw bindings', () => {
     expect(lt.cublasLtMatmulPreferenceDestroy(pref)).toBe(0);
   });
 
+  it("keeps to the preference's pointer alignment: an algorithm refuses a pointer aligned less", () => {
+    const h = handle();
+    const op = desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    const l = layout(CUDA_R_32F, 2, 2, 2);
+    const m = DeviceBuffer.alloc(64);
+    owned.push(m);
+    const algoFor = (align: number | null) => {
+      const pref = lt.cublasLtMatmulPreferenceCreate().pref!;
+      const A = lt.cublasLtMatmulPreferenceAttributes;
+      expect(
+        lt.cublasLtMatmulPreferenceSetAttribute(
+          pref,
+          A.CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+          BigUint64Array.of(0n),
+        ),
+      ).toBe(0);
+      if (align !== null) {
+        for (const attr of [
+          A.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+          A.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+          A.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+          A.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
+        ]) {
+          expect(lt.cublasLtMatmulPreferenceSetAttribute(pref, attr, Uint32Array.of(align))).toBe(
+            0,
+          );
+        }
+      }
+      const found = lt.cublasLtMatmulAlgoGetHeuristic(h, op, l, l, l, l, pref, 1);
+      expect(lt.cublasLtMatmulPreferenceDestroy(pref)).toBe(0);
+      return found.heuristicResultsArray[0]!.algo;
+    };
+    const at4 = m.devicePtr + 4n;
+    const call = (algo: Uint8Array) =>
+      lt.cublasLtMatmul(
+        h,
+        op,
+        Float32Array.of(1),
+        at4,
+        l,
+        at4,
+        l,
+        Float32Array.of(0),
+        0n,
+        l,
+        at4,
+        l,
+        algo,
+        0n,
+        0,
+        0n,
+      );
+    expect(call(algoFor(null))).toBe(lt.cublasStatus.CUBLAS_STATUS_NOT_SUPPORTED);
+    expect(call(algoFor(4))).toBe(0);
+  });
+
   it('returns statuses for what C refuses, and never throws for them', () => {
     expect(lt.cublasLtMatmulDescCreate(12345, CUDA_R_32F)).toEqual({ status: 7, matmulDesc: null });
     expect(lt.cublasLtMatrixLayoutCreate(99, 1, 1, 1)).toEqual({ status: 7, matLayout: null });

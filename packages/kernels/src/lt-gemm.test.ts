@@ -235,6 +235,42 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect(() => new LtGemmPlan(capped.core.ctx, d, 'fw', kernels)).toThrow(UnsupportedError);
     });
 
+    it('operands aligned less than 16 bytes get a product of their own alignment class', async () => {
+      const { DeviceBuffer } = await import('@baracuda/driver');
+      const { LtGemmPlan } = await import('./exec/lt-gemm.js');
+      const { SpaceToDepthKernels } = await import('./space-to-depth-kernels.js');
+      const d = inner(ElementKind.F16, 'ndhwc');
+      const { stream, core: c } = await core(d);
+      const kernels = SpaceToDepthKernels.forDevice(c.ctx.device);
+      if (kernels instanceof Error) throw kernels;
+      const plan = new LtGemmPlan(c.ctx, d, 'fw', kernels);
+      owned.push(plan);
+      const x = values(ElementKind.F16, d.xElements + 1, 4);
+      const w = values(ElementKind.F16, d.wElements, 5);
+      const bx = DeviceBuffer.alloc((d.xElements + 1) * 2);
+      const bw = DeviceBuffer.alloc(d.wElements * 2);
+      const by = DeviceBuffer.alloc(d.yElements * 2);
+      owned.push(bx, bw, by);
+      bx.uploadSync(x.bits);
+      bw.uploadSync(w.bits);
+      // x one element (2 bytes) into its buffer: aligned to 2 bytes only.
+      const ops = { x: bx.devicePtr + 2n, w: bw.devicePtr, y: by.devicePtr };
+      plan.executor('fw').run(ops, { alpha: 1, beta: 0, stream, userWs: null });
+      const want = { x: x.host.subarray(1), w: w.host, y: new Float64Array(d.yElements) };
+      innerGemmHost(
+        plan.executor('fw').spec,
+        want,
+        1,
+        0,
+        false,
+        narrow(ElementKind.F16),
+        (n) => new Float64Array(n),
+      );
+      const got = new Uint16Array(d.yElements);
+      by.downloadSync(got);
+      expect(Array.from(got, f16BitsToF32)).toEqual(Array.from(want.y));
+    });
+
     it('autotune times the cuBLASLt route next to the cuDNN one; a cache entry makes it again', async () => {
       const { selectFromCache } = await import('./tuning.test-helpers.js');
       const { patchRoute } = await import('./space-to-depth.js');

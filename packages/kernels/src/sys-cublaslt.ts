@@ -66,6 +66,17 @@ export class LtHandle {
   }
 }
 
+/** The alignment (bytes, a power of two up to `cap`) every address of `ptrs` has; 0 counts as aligned. */
+export function alignmentOf(ptrs: readonly bigint[], cap: number): number {
+  let align = cap;
+  for (const p of ptrs) {
+    if (p === 0n) continue;
+    const low = Number(p & -p);
+    if (low < align) align = low;
+  }
+  return align;
+}
+
 /** One product, built: run it with alpha, beta and its operands' addresses. */
 export class LtMatmul {
   readonly workspaceBytes: number;
@@ -80,13 +91,17 @@ export class LtMatmul {
   readonly #beta: Float32Array | Float64Array;
   #disposed = false;
 
-  /** Throws UnsupportedError when cuBLASLt has no algorithm for it within `maxWorkspaceBytes`. */
+  /**
+   * Throws UnsupportedError when cuBLASLt has no algorithm for it within `maxWorkspaceBytes` whose
+   * pointers need no more than `alignment` bytes of alignment.
+   */
   constructor(
     handle: LtHandle,
     spec: GemmSpec,
     element: ElementKind,
     computeType: number,
     maxWorkspaceBytes: number,
+    alignment: number,
   ) {
     this.#handle = handle;
     const type = DATA_TYPE[element];
@@ -123,6 +138,18 @@ export class LtMatmul {
           ),
           'max workspace',
         );
+        const P = lt.cublasLtMatmulPreferenceAttributes;
+        for (const attr of [
+          P.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+          P.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+          P.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+          P.CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
+        ]) {
+          ok(
+            lt.cublasLtMatmulPreferenceSetAttribute(preference, attr, Uint32Array.of(alignment)),
+            'alignment',
+          );
+        }
         const found = lt.cublasLtMatmulAlgoGetHeuristic(
           handle.raw,
           this.#desc,

@@ -18,7 +18,9 @@
  * Environment (read at each call): FAKE_CUBLASLT_VERSION (cublasLtGetVersion's answer, default
  * 130100); FAKE_CUBLASLT_NO_ALGO=1 (the heuristic finds nothing: CUBLAS_STATUS_NOT_SUPPORTED);
  * FAKE_CUBLASLT_WORKSPACE (bytes the heuristic's algorithm needs, default 0; above the
- * preference's maximum the heuristic finds nothing). Built with -DFAKE_CUBLASLT_PARTIAL it lacks
+ * preference's maximum the heuristic finds nothing). An algorithm needs its pointers aligned as the
+ * preference's least CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES (default 16 here): a matmul with a
+ * pointer aligned less returns CUBLAS_STATUS_NOT_SUPPORTED. Built with -DFAKE_CUBLASLT_PARTIAL it lacks
  * cublasLtMatmulAlgoGetHeuristic, as a partial library would (the missing-symbol tests).
  */
 #pragma GCC optimize("fp-contract=off")
@@ -52,6 +54,7 @@ typedef struct {
 typedef struct {
   int magic;
   uint64_t maxWorkspace;
+  uint32_t minAlignment[4]; /* A, B, C, D */
 } pref_t;
 typedef struct { uint64_t data[8]; } algo_t;
 typedef struct {
@@ -227,6 +230,8 @@ int cublasLtMatmulPreferenceCreate(void **out) {
   pref_t *pr = calloc(1, sizeof *pr);
   if (!pr) return 3;
   pr->magic = MAGIC_PREF;
+  /* The fake's default is 16 bytes, not cuBLASLt's 256: its device memory is malloc'd. */
+  for (int i = 0; i < 4; ++i) pr->minAlignment[i] = 16;
   count(&live_prefs, 1);
   *out = pr;
   return OK;
@@ -237,6 +242,10 @@ int cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, siz
   if (!pr || pr->magic != MAGIC_PREF || !buf) return INVALID_VALUE;
   if (attr == 1 && size == sizeof(uint64_t)) {
     memcpy(&pr->maxWorkspace, buf, sizeof pr->maxWorkspace);
+    return OK;
+  }
+  if (attr >= 5 && attr <= 8 && size == sizeof(uint32_t)) {
+    memcpy(&pr->minAlignment[attr - 5], buf, sizeof(uint32_t));
     return OK;
   }
   return attr == 0 && size == sizeof(uint32_t) ? OK : INVALID_VALUE;
@@ -292,6 +301,10 @@ int cublasLtMatmulAlgoGetHeuristic(void *handle, void *op, void *a, void *b, voi
   memset(&results[0], 0, sizeof results[0]);
   results[0].algo.data[0] = 0x66616b65616c676full; /* "fakealgo" */
   results[0].algo.data[1] = (uint64_t)need;
+  /* The alignment the algorithm needs of every pointer: the least the preference allows. */
+  uint32_t align = pr->minAlignment[0];
+  for (int i = 1; i < 4; ++i) align = pr->minAlignment[i] < align ? pr->minAlignment[i] : align;
+  results[0].algo.data[2] = align ? align : 1;
   results[0].workspaceSize = (size_t)need;
   results[0].wavesCount = 1.0f;
   *returned = 1;
@@ -383,6 +396,10 @@ int cublasLtMatmul(void *handle, void *op, const void *alpha, const void *A, voi
   if (!h || h->magic != MAGIC_HANDLE) return NOT_INITIALIZED;
   if (!alpha || !beta || shape(d, la, lb, lc, ld, &m, &n, &k) != 0) return INVALID_VALUE;
   if (algo && workspaceBytes < algo->data[1]) return INVALID_VALUE;
+  if (algo && algo->data[2] > 1) {
+    const uint64_t mask = algo->data[2] - 1;
+    if (((uintptr_t)A | (uintptr_t)B | (uintptr_t)D) & mask) return NOT_SUPPORTED;
+  }
   if (!D || (m * n > 0 && (!A || !B))) return INVALID_VALUE;
   const int wide = d->compute == COMPUTE_64F || d->compute == COMPUTE_64F_PEDANTIC;
   double alpha64, beta64;
