@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// npm's install step for @baracuda/driver, @baracuda/cudnn-sys and @baracuda/nccl-sys (this file is
-// the same in all three; a test keeps it so). Never fails an install that can work without it:
+// npm's install step for @baracuda/driver, @baracuda/cudnn-sys, @baracuda/nccl-sys and
+// @baracuda/cublaslt-sys (this file is the same in all four; a test keeps it so).
+// Never fails an install that can work without it:
 // - a checkout of the monorepo (src/ is here): the workspace build makes the addon; nothing to do;
 // - the prebuilt platform package loads (or an earlier build from source is here): nothing to do;
 // - otherwise, or with BARACUDA_BUILD_FROM_SOURCE=1: build from source with cmake-js when cmake, a
@@ -18,6 +19,7 @@ const addon = {
   '@baracuda/driver': 'baracuda_driver.node',
   '@baracuda/cudnn-sys': 'baracuda_cudnn.node',
   '@baracuda/nccl-sys': 'baracuda_nccl.node',
+  '@baracuda/cublaslt-sys': 'baracuda_cublaslt.node',
 }[name];
 const platformPackage = `@baracuda/native-${process.platform}-${process.arch}`;
 const force = process.env.BARACUDA_BUILD_FROM_SOURCE === '1';

@@ -14,7 +14,7 @@
 #                     runtimes must be loaded before anything else
 #   ASAN_OPTIONS      detect_leaks=0 (see below), reports written to $SANITIZE_LOGS
 #   UBSAN_OPTIONS     halt on the first report, with a stack trace, to $SANITIZE_LOGS
-#   BARACUDA_ADDON_DIR the sanitized baracuda_driver.node, baracuda_cudnn.node and baracuda_nccl.node
+#   BARACUDA_ADDON_DIR the sanitized baracuda_driver.node, baracuda_cudnn.node, baracuda_nccl.node and baracuda_cublaslt.node
 #   BARACUDA_SANITIZE=1 the fakes (scripts/testing/build-fake.mjs) get the same flags
 # Leak detection is off because node does not free what it allocates for the
 # process lifetime (V8's isolate and heap pages, its own static tables, and our
@@ -45,13 +45,14 @@ ubsan=$(readlink -f "$ubsan")
 addons="$PWD/build-sanitize"
 rm -rf "$addons"
 mkdir -p "$addons"
-for pkg in driver cudnn-sys nccl-sys; do
+for pkg in driver cudnn-sys nccl-sys cublaslt-sys; do
   echo "== building @baracuda/$pkg with ASan + UBSan"
   (cd "packages/$pkg" && pnpm exec cmake-js compile --out build-sanitize --CDBARACUDA_SANITIZE=ON >/dev/null)
 done
 cp packages/driver/build-sanitize/Release/baracuda_driver.node "$addons/"
 cp packages/cudnn-sys/build-sanitize/Release/baracuda_cudnn.node "$addons/"
 cp packages/nccl-sys/build-sanitize/Release/baracuda_nccl.node "$addons/"
+cp packages/cublaslt-sys/build-sanitize/Release/baracuda_cublaslt.node "$addons/"
 # Prove the flags reached the compiler and the linker: instrumented code calls
 # __asan_*/__ubsan_* and the addons need the runtimes.
 for addon in "$addons"/*.node; do
@@ -82,6 +83,7 @@ run() {
 run 'cd packages/driver && pnpm exec vitest run'
 run 'cd packages/cudnn-sys && pnpm exec vitest run'
 run 'cd packages/nccl-sys && pnpm exec vitest run'
+run 'cd packages/cublaslt-sys && pnpm exec vitest run'
 run 'cd packages/collectives && pnpm exec vitest run'
 run 'node scripts/testing/worker-stress.mjs terminate both 100'
 run 'node scripts/testing/worker-stress.mjs concurrent both 3'

@@ -8,7 +8,7 @@ export PATH="$PWD/.tools/node_modules/.bin:$PATH"
 mkdir -p .carry
 [ -s .carry/node.xz ] || xz -T2 -c "$(command -v node)" > .carry/node.xz
 pnpm build >/dev/null
-cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node packages/nccl-sys/build/Release/baracuda_nccl.node .carry/
+cp packages/driver/build/Release/baracuda_driver.node packages/cudnn-sys/build/Release/baracuda_cudnn.node packages/nccl-sys/build/Release/baracuda_nccl.node packages/cublaslt-sys/build/Release/baracuda_cublaslt.node .carry/
 cp packages/conformance/dist/cli.cjs .carry/cli.cjs
 # The commit the bundle was built from, for every bench row (the device copy has no .git):
 # -dirty when tracked files differ from it, so a bench merge refuses to mix it with a clean build.
@@ -16,7 +16,7 @@ commit=$(git rev-parse HEAD)
 git diff --quiet HEAD -- || commit="$commit-dirty"
 echo "$commit" > .carry/commit.txt
 # The event-overhead script (the `events` phase) only with PACK_EVENTS=1: room is short (below).
-scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/epilogue-device-check kernels/scripts/layer-bench kernels/scripts/stage-bench kernels/scripts/s2d-device-check kernels/scripts/budget-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check collectives/scripts/nccl-device-check kernels/scripts/tf32x3-device-check kernels/scripts/quick-probe-device kernels/scripts/family-device-check"
+scripts="driver/scripts/device-check driver/scripts/module-device-check cudnn-sys/scripts/device-check kernels/scripts/device-smoke kernels/scripts/layout-device-check kernels/scripts/depthwise-device-check kernels/scripts/epilogue-device-check kernels/scripts/layer-bench kernels/scripts/stage-bench kernels/scripts/s2d-device-check kernels/scripts/budget-device-check kernels/scripts/leak-device-check cudnn-sys/scripts/handle-cycle-device-check collectives/scripts/nccl-device-check kernels/scripts/tf32x3-device-check kernels/scripts/quick-probe-device kernels/scripts/family-device-check kernels/scripts/cublaslt-device-check"
 [ "${PACK_EVENTS:-0}" = 1 ] && scripts="$scripts kernels/scripts/event-overhead"
 rm -f .carry/kernels-event-overhead.mjs .carry/chunk-*.mjs
 # One esbuild run over every script, split into shared chunks: the kernels library (its PTX

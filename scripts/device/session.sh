@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
-# Phases: consumer info abi abi-nccl nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget quick-probe leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
+# Phases: consumer info abi abi-nccl abi-cublaslt cublaslt nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget quick-probe leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
 #         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards
 #         check-epilogue check-family bench-layer bench-stage demo-stage
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
@@ -54,6 +54,13 @@ for phase in "$@"; do
     # throughput, all-reduce busBw. On 2+ GPUs rc 0 is the pass; on one GPU it runs a one-rank
     # smoke test (real NCCL: bindings, initRank, waits, the helper) and exits 3. NVLink multicast off.
     nccl) NCCL_NVLS_ENABLE=0 BARACUDA_NCCL_LIBRARY=$TORCH_NCCL_DIR/lib/libnccl.so.2 run nccl 300 $NODE .carry/collectives-nccl-device-check.mjs ;;
+    # cuBLASLt's header where one is installed (the CUDA toolkit, or PyTorch's nvidia wheels),
+    # against native/cublaslt_decls.h.
+    abi-cublaslt) run abi-cublaslt 60 bash packages/cublaslt-sys/scripts/abi-check.sh ;;
+    # Issue 24: the patch route on cuBLASLt, every pass x dtype x layout vs the f64 reference, and
+    # its time per call against the route on cuDNN's 1x1x1 convolution and cuDNN on the conv.
+    # cuBLASLt is found by the package's own search (PyTorch's venv among the places it looks).
+    cublaslt) BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run cublaslt 150 $NODE --max-old-space-size=16384 .carry/kernels-cublaslt-device-check.mjs ;;
     driver) run driver 300 $NODE .carry/driver-device-check.mjs "$LOGS/driver.json" ;;
     module) run module 60 $NODE .carry/driver-module-device-check.mjs ;;
     layout) run layout 120 $NODE .carry/kernels-layout-device-check.mjs ;;

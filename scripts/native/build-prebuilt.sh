@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Fills the prebuilt platform packages (packages/native-linux-x64, packages/native-linux-arm64)
-# with the three addons (driver, cudnn-sys, nccl-sys), each kept within the glibc 2.28 baseline,
-# then checks them.
+# with the addons, each kept within the glibc 2.28 baseline, then checks them.
 # Usage: build-prebuilt.sh [x64] [arm64]   (default: both)
 # x64 copies what the workspace build made (`pnpm build` first: it links with the baseline on);
 # arm64 cross-compiles with Debian's g++-aarch64-linux-gnu (installed here when missing and root).
@@ -10,7 +9,7 @@ cd "$(dirname "$0")/../.."
 root="$PWD"
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x64 arm64)
-addons=("driver:baracuda_driver.node" "cudnn-sys:baracuda_cudnn.node" "nccl-sys:baracuda_nccl.node")
+addons=("driver:baracuda_driver.node" "cudnn-sys:baracuda_cudnn.node" "nccl-sys:baracuda_nccl.node" "cublaslt-sys:baracuda_cublaslt.node")
 
 for arch in "${arches[@]}"; do
   dest="packages/native-linux-$arch"

@@ -17,7 +17,7 @@ const require = createRequire(import.meta.url);
 const failures = [];
 
 // 1. The raw addons load here (right architecture, glibc, C++ runtime).
-for (const file of ['baracuda_driver.node', 'baracuda_cudnn.node', 'baracuda_nccl.node']) {
+for (const file of ['baracuda_driver.node', 'baracuda_cudnn.node', 'baracuda_nccl.node', 'baracuda_cublaslt.node']) {
   require(join(dir, file));
 }
 // 2. The libraries probe through them and report no GPU.
@@ -27,6 +27,8 @@ const nccl = await import(new URL('nccl-sys/dist/index.js', root).href);
 const gpu = driver.probe();
 const dnn = cudnn.probe();
 const coll = nccl.probe();
+const cublaslt = await import(new URL('cublaslt-sys/dist/index.js', root).href);
+const lt = cublaslt.probe();
 console.log(`${process.arch} node ${process.version}`);
 console.log(`driver: available=${gpu.available} devices=${gpu.deviceCount}`);
 console.log(`  ${String(gpu.reason).split('\n')[0]}`);
@@ -34,10 +36,13 @@ console.log(`cudnn:  available=${dnn.available}`);
 console.log(`  ${String(dnn.reason).split('\n')[0]}`);
 console.log(`nccl:   available=${coll.available} (searched ${coll.tried.length} paths)`);
 console.log(`  ${String(coll.reason ?? coll.libraryPath).split('\n')[0]}`);
+console.log(`cublaslt: available=${lt.available}`);
+console.log(`  ${String(lt.reason).split('\n')[0]}`);
 const fake = Boolean(process.env.BARACUDA_CUDA_DRIVER_LIBRARY);
 if (fake && !(gpu.available && gpu.deviceCount > 0)) failures.push('expected the fake driver');
 if (!fake && gpu.available) failures.push('expected no CUDA driver under qemu');
 if (dnn.available) failures.push('expected no cuDNN under qemu');
+if (lt.available) failures.push('expected no cuBLASLt under qemu');
 const fakeNccl = Boolean(process.env.BARACUDA_NCCL_LIBRARY);
 if (fakeNccl !== coll.available) failures.push(`expected nccl available=${fakeNccl}`);
 if (!coll.available && coll.tried.length === 0) failures.push('nccl: probe listed no search');
@@ -72,6 +77,7 @@ for (const [name, reason] of [
   ['driver', gpu.reason],
   ['cudnn', dnn.reason],
   ['nccl', coll.reason],
+  ['cublaslt', lt.reason],
 ]) {
   if (/Could not load baracuda_/.test(String(reason)))
     failures.push(`${name}: the addon did not load`);

@@ -1,8 +1,9 @@
 /**
  * The one place test-only C is compiled: the C fakes that stand in for libcuda,
- * libcudnn and libnccl (packages/driver/test/fake-libcuda.c,
+ * libcudnn, libnccl and libcublasLt (packages/driver/test/fake-libcuda.c,
  * packages/cudnn-sys/native/testing/fake_cudnn.c,
- * packages/nccl-sys/native/testing/fake_nccl.c) and the reader of their live
+ * packages/nccl-sys/native/testing/fake_nccl.c,
+ * packages/cublaslt-sys/native/testing/fake_cublaslt.c) and the reader of their live
  * counts. Every package's tests build them through here, with the same flags.
  *
  * - Outputs are cached by content (source bytes + flags) in a private
@@ -28,6 +29,7 @@ export const FAKE_SOURCES = Object.freeze({
   libcuda: join(REPO_ROOT, 'packages', 'driver', 'test', 'fake-libcuda.c'),
   cudnn: join(REPO_ROOT, 'packages', 'cudnn-sys', 'native', 'testing', 'fake_cudnn.c'),
   nccl: join(REPO_ROOT, 'packages', 'nccl-sys', 'native', 'testing', 'fake_nccl.c'),
+  cublaslt: join(REPO_ROOT, 'packages', 'cublaslt-sys', 'native', 'testing', 'fake_cublaslt.c'),
 });
 
 /** The fake libnccl's second file: ranks of several processes (#included by fake_nccl.c). */
@@ -118,6 +120,19 @@ export function buildFakeNcclLibrary({ noP2p = false } = {}) {
     fileName: 'libnccl.so.2',
     defines,
     included: [NCCL_PROCESSES],
+  });
+}
+
+/**
+ * The fake libcublasLt.so.13. `partial` leaves out cublasLtMatmulAlgoGetHeuristic, as a partial
+ * library would (see the fake's header).
+ */
+export function buildFakeCublasLtLibrary({ partial = false } = {}) {
+  const defines = partial ? ['FAKE_CUBLASLT_PARTIAL'] : [];
+  return buildSharedLibrary({
+    source: FAKE_SOURCES.cublaslt,
+    fileName: 'libcublasLt.so.13',
+    defines,
   });
 }
 

@@ -24,12 +24,15 @@ function runInstall(env: Record<string, string>) {
 }
 
 describe('install.cjs (npm install step)', () => {
-  it('is the same file in @baracuda/driver, @baracuda/cudnn-sys and @baracuda/nccl-sys', () => {
+  it('is the same file in @baracuda/driver, @baracuda/cudnn-sys, @baracuda/nccl-sys and @baracuda/cublaslt-sys', () => {
     expect(readFileSync(join(here, 'install.cjs'), 'utf8')).toBe(
       readFileSync(join(here, '..', 'cudnn-sys', 'install.cjs'), 'utf8'),
     );
     expect(readFileSync(join(here, 'install.cjs'), 'utf8')).toBe(
       readFileSync(join(here, '..', 'nccl-sys', 'install.cjs'), 'utf8'),
+    );
+    expect(readFileSync(join(here, 'install.cjs'), 'utf8')).toBe(
+      readFileSync(join(here, '..', 'cublaslt-sys', 'install.cjs'), 'utf8'),
     );
   });
 

@@ -23,6 +23,11 @@ import type { Conv3dPass } from './plan.js';
  * compiler: the caller skips, saying so.
  */
 export function useFakeCudnn(): string | null {
+  // No cuBLASLt unless a test asks for the fake one: the patch route's cuBLASLt candidate stays out
+  // of every other test, whatever this machine has installed.
+  if (!process.env.BARACUDA_CUBLASLT_LIBRARY) {
+    process.env.BARACUDA_CUBLASLT_LIBRARY = '/nonexistent/libcublasLt.so.13';
+  }
   try {
     const library = buildFakeCudnnLibrary();
     process.env.BARACUDA_CUDNN_LIBRARY = library;

@@ -6,9 +6,10 @@ export interface AlgorithmInfo {
   /**
    * 'graph': cuDNN's backend (graph) API with a cached execution plan; 'legacy':
    * cudnnConvolution*; 'native': baracuda's own kernel (depthwise forward, backward-data and
-   * NCDHW backward-filter, cuda/depthwise.cu).
+   * NCDHW backward-filter, cuda/depthwise.cu); 'cublaslt': a cuBLASLt matrix product (the
+   * patch-embedding route's inner 1×1×1 convolution, exec/lt-gemm.ts).
    */
-  readonly path: 'graph' | 'legacy' | 'native';
+  readonly path: 'graph' | 'legacy' | 'native' | 'cublaslt';
   /** e.g. `engine 12` or `CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM`. */
   readonly name: string;
   /** Engine global index (graph path). */

@@ -7,6 +7,7 @@
 import { UnsupportedError } from '@baracuda/types';
 import type { Conv3dPass } from '../core/pass.js';
 import type { ResolvedOptions, RunScalars } from '../core/types.js';
+import type { InnerPlan } from '../exec/executor.js';
 import { SpaceToDepthExecutor } from '../exec/space-to-depth.js';
 import { patchRoute, type SpaceToDepthRoute, stemRoute } from '../space-to-depth.js';
 import { SpaceToDepthKernels } from '../space-to-depth-kernels.js';
@@ -67,7 +68,7 @@ export function* makeSpaceToDepth(
 
 /** The route timed as one call sees it (transforms and inner plan), like a finalist. */
 export function* timeSpaceToDepth(
-  route: SpaceToDepthExecutor<PlanCore>,
+  route: SpaceToDepthExecutor<InnerPlan>,
   bench: Parameters<TimeCandidate>[2],
 ): Generator<TimingEvent, number, void> {
   const args: RunScalars = { alpha: 1, beta: 0, stream: bench.stream, userWs: null };

@@ -18,7 +18,12 @@ export type TunedChoice =
       readonly timeMs?: number;
     }
   | {
-      readonly kind: 'depthwise' | 'bwDataAsForward' | 'layoutDetour' | 'spaceToDepth';
+      readonly kind:
+        | 'depthwise'
+        | 'bwDataAsForward'
+        | 'layoutDetour'
+        | 'spaceToDepth'
+        | 'patchGemmLt';
       readonly timeMs?: number;
     };
 
@@ -29,6 +34,8 @@ const SENTINELS = {
   layoutDetour: -3,
   /** The patch-embedding GEMM or the stem, whichever the shape takes (they never both apply). */
   spaceToDepth: -8,
+  /** The patch-embedding route with its product on cuBLASLt. */
+  patchGemmLt: -9,
 } as const;
 
 /**

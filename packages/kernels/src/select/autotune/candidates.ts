@@ -1,8 +1,8 @@
 /**
- * The candidates autotune times against cuDNN's engines, in order: our depthwise kernels and the
- * space-to-depth routes (patch embedding as a GEMM, the stem) before the graph search (ranked
- * first: the shape qualifies them), backward-data as a forward pass and the layout detour after
- * its finalists. Each is made, timed
+ * The candidates autotune times against cuDNN's engines, in order: our depthwise kernels, the
+ * space-to-depth routes (patch embedding as a GEMM, the stem) and the patch GEMM on cuBLASLt
+ * before the graph search (ranked first: the shape qualifies them), backward-data as a forward
+ * pass and the layout detour after its finalists. Each is made, timed
  * through its executor's own run on the bench's operand sets, and handed back with its time and
  * the route it would install; tune.ts keeps it when it wins by its minimum gain. A new route
  * that autotune should time is one more entry in {@link CANDIDATES}.
@@ -22,6 +22,7 @@ import { type BackendDescriptor, cudnn, type TimingEvent } from '../../sys.js';
 import { DETOUR_MIN_GAIN } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
 import { createCore } from '../create.js';
+import { ltPatchGemmCandidate } from '../lt-gemm-candidate.js';
 import { spaceToDepthCandidate } from '../space-to-depth-candidate.js';
 import type { TuneBench } from './bench.js';
 import type { TuneBudget } from './budget.js';
@@ -300,5 +301,6 @@ export function tuneCandidates(tunePass: TunePass): readonly TuneCandidate[] {
       stale: ['layout detour', 'does not apply here'],
     },
     { ...spaceToDepthCandidate(tunePass), ranked: true },
+    { ...ltPatchGemmCandidate(), ranked: true },
   ];
 }

@@ -17,6 +17,7 @@ import { engineName, mib } from '../../policy.js';
 import type { TimingEvent } from '../../sys.js';
 import { detourWins } from '../../tuning.js';
 import type { PlanCore } from '../core.js';
+import { ltPatchApplies } from '../lt-gemm-candidate.js';
 import { makeSpaceToDepth, spaceToDepthRouteFor } from '../space-to-depth-candidate.js';
 import { type TuneBench, tuneBench } from './bench.js';
 import { budgetClock, selectionOf, TuneBudget } from './budget.js';
@@ -136,7 +137,8 @@ export function* tunePass(
   if (
     (cached?.kind === 'bwDataAsForward' && opts.bwDataAsForward === 'never') ||
     (cached?.kind === 'layoutDetour' && opts.layoutDetour === 'never') ||
-    (cached?.kind === 'spaceToDepth' && spaceToDepthRouteFor(core, opts) === null)
+    (cached?.kind === 'spaceToDepth' && spaceToDepthRouteFor(core, opts) === null) ||
+    (cached?.kind === 'patchGemmLt' && !ltPatchApplies(core, opts))
   ) {
     cached = undefined;
   }
