@@ -122,6 +122,23 @@ const CONVS = [
   },
 ];
 
+/**
+ * A row's error: pinned mode's legacy algorithm refusing the problem at its first run (as it does
+ * without a tail) is counted apart, like a refusal at select; anything else fails the row.
+ */
+function rowError(mode, what, error) {
+  if (
+    mode === 'pinned' &&
+    error?.code === 'BARACUDA_UNSUPPORTED' &&
+    /^The pinned /.test(error.message)
+  ) {
+    refused++;
+    console.log(`UNSUPPORTED ${what}: ${error.message.split('\n')[0]}`);
+    return;
+  }
+  report(false, `${what}: ${error?.stack ?? error}`);
+}
+
 function report(ok, line) {
   if (ok) passed++;
   else failed++;
@@ -253,7 +270,7 @@ async function transposedForward(p, pi, element, layout, mode, act, bias, residu
       `${what}: relL2 ${err.toExponential(2)}${pre ? ` pre ${preErr.toExponential(2)}` : ''} (tol ${tol}) [${plan.algorithm('fw').name}]`,
     );
   } catch (error) {
-    report(false, `${what}: ${error?.stack ?? error}`);
+    rowError(mode, what, error);
   } finally {
     plan?.dispose();
     for (const b of buffers) b.dispose();
@@ -413,7 +430,7 @@ async function inputActivationRow(kind, p, pi, element, layout, mode, act, alpha
       `${what}: relL2 ${err.toExponential(2)} (tol ${tol}) [${plan.algorithm('bwData').name}]`,
     );
   } catch (error) {
-    report(false, `${what}: ${error?.stack ?? error}`);
+    rowError(mode, what, error);
   } finally {
     plan?.dispose();
     for (const b of buffers) b.dispose();
@@ -517,7 +534,9 @@ async function timeBwData(p, element) {
   const [w, dy, dx, x] = counts.map((n) => DeviceBuffer.alloc(n * bytes));
   const plans = [];
   try {
-    for (const b of [w, dy, dx, x]) b.memsetSync(0);
+    // Fresh random operands (never zeros: they can run faster than real data).
+    for (const [b, n] of [w, dy, dx, x].map((b, i) => [b, counts[i]]))
+      b.uploadSync(random(element, n).host);
     const plain = await Conv3dPlan.select(stream, base);
     plans.push(plain);
     const tail = await Conv3dPlan.select(stream, base.withInputActivation({ activation: 'relu' }));

@@ -494,6 +494,31 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       );
     });
 
+    it("selects trailing planes on one axis next to post-padding on another (the GPU check's problem1)", () => {
+      const { Stream } = driver;
+      // D: outputPadding 1 past pad 0 (a trailing plane); H: 1 against pad 1; W: pad 1 both sides.
+      const d = ConvTranspose3dDescriptor.create({
+        batch: 1,
+        cIn: 8,
+        dIn: 3,
+        hIn: 5,
+        wIn: 4,
+        cOut: 6,
+        dFilt: 2,
+        hFilt: 3,
+        wFilt: 3,
+        element: ElementKind.F32,
+      })
+        .withStride(2, 2, 2)
+        .withPadding(0, 1, 1)
+        .withOutputPadding(1, 1, 0);
+      expect(d.trailingPlanes()).toEqual([1, 0, 0]);
+      expect(d.outputDims()).toEqual([7, 10, 7]);
+      const plan = ConvTranspose3dPlan.selectSync(Stream.create(), d);
+      expect(plan.algorithm('fw').name).toMatch(/trailing planes/);
+      plan.dispose();
+    });
+
     it('runs outputPadding > padAfter on the reached planes, and the trailing planes by cudnnTransformTensor', () => {
       const { DeviceBuffer, Stream } = driver;
       const stream = Stream.create();

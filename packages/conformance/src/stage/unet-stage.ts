@@ -173,9 +173,18 @@ export class UnetStage<B extends StageBuffer> {
     const t = this.tensors;
     const s = stream === undefined ? {} : { stream };
     return [
-      { name: 'conv1.fw', run: () => this.#full.runFw({ x: t.x, w: t.w1, y: t.a1, bias: t.b1, ...s }) },
-      { name: 'conv2.fw', run: () => this.#full.runFw({ x: t.a1, w: t.w2, y: t.a2, bias: t.b2, ...s }) },
-      { name: 'down.fw', run: () => this.#down.runFw({ x: t.a2, w: t.wd, y: t.a3, bias: t.bd, ...s }) },
+      {
+        name: 'conv1.fw',
+        run: () => this.#full.runFw({ x: t.x, w: t.w1, y: t.a1, bias: t.b1, ...s }),
+      },
+      {
+        name: 'conv2.fw',
+        run: () => this.#full.runFw({ x: t.a1, w: t.w2, y: t.a2, bias: t.b2, ...s }),
+      },
+      {
+        name: 'down.fw',
+        run: () => this.#down.runFw({ x: t.a2, w: t.wd, y: t.a3, bias: t.bd, ...s }),
+      },
       { name: 'up.fw', run: () => this.#up.runFw({ x: t.a3, w: t.wu, y: t.y, ...s }) },
     ];
   }
@@ -196,7 +205,10 @@ export class UnetStage<B extends StageBuffer> {
     ] as const;
     for (const [layer, plan, x, w, y, dy, dyPre, dBias, dx, dw] of layers) {
       ops.push(
-        { name: `${layer}.bwEpilogue`, run: () => plan.runBwEpilogue({ dy, y, dyPre, dBias, ...s }) },
+        {
+          name: `${layer}.bwEpilogue`,
+          run: () => plan.runBwEpilogue({ dy, y, dyPre, dBias, ...s }),
+        },
         { name: `${layer}.bwData`, run: () => plan.runBwData({ w, dy: dyPre, dx, ...s }) },
         { name: `${layer}.bwFilter`, run: () => plan.runDw({ x, dy: dyPre, dw, ...s }) },
       );

@@ -9,7 +9,8 @@ import type { ConvTranspose3dDescriptor } from '../transpose-descriptor.js';
 
 /**
  * The run arguments' shapes of a problem with trailing planes: the convolution over the full
- * transposed output (post-padding 0), whose output is the transposed input when outputPadding −
+ * transposed output (post-padding 0 on the axes with trailing planes, the reached convolution's
+ * elsewhere), whose output is the transposed input when outputPadding −
  * padAfter < stride on every axis. Otherwise (possible only with dilation > stride) refused.
  */
 export function fullOutputConv(desc: ConvTranspose3dDescriptor): Conv3dDescriptor {
@@ -27,7 +28,12 @@ export function fullOutputConv(desc: ConvTranspose3dDescriptor): Conv3dDescripto
     wFilt: reached.wFilt,
     element: reached.element,
   })
-    .withPadding({ before: [reached.padD, reached.padH, reached.padW], after: [0, 0, 0] })
+    // An axis with trailing planes has no post-padding (they take its place); the others keep
+    // the post-padding the reached convolution has.
+    .withPadding({
+      before: [reached.padD, reached.padH, reached.padW],
+      after: [reached.padAfterD, reached.padAfterH, reached.padAfterW],
+    })
     .withStride(reached.strideD, reached.strideH, reached.strideW)
     .withDilation(reached.dilationD, reached.dilationH, reached.dilationW)
     .withGroups(reached.groups)
