@@ -141,26 +141,70 @@ __device__ void actGrad(const T* dy, const T* saved, T* dyPre, u64 total, int ac
   }
 }
 
-// Block c sums dy over the `outer` x `inner` elements of channel c: element (o, c, s) lies at
-// (o * channels + c) * inner + s. 256 threads.
+// dBias in two deterministic passes (a fixed split and a fixed order, so every run sums alike):
+// pass 1, block (x, y) sums part y of its channels into partial[y * channels + c]; pass 2 adds each
+// channel's parts in order. Element (o, c, s) lies at (o * channels + c) * inner + s. 256 threads.
+//  - inner == 1 (NDHWC): rows of `channels` elements; block x takes channels 32x .. 32x + 31, its
+//    threads 32 channels by 8 rows, so a warp reads 32 neighbouring elements of one row;
+//  - inner > 1 (NCDHW): block x takes channel x, its threads the part's elements in order.
 template <typename T, typename A>
-__device__ void biasGrad(const T* dy, T* dBias, u64 channels, u64 inner, u64 outer) {
-  __shared__ A partial[256];
+__device__ void biasGradPartial(const T* dy, A* partial, u64 channels, u64 inner, u64 outer,
+                                u64 parts) {
+  __shared__ A sums[256];
+  const u64 part = blockIdx.y;
+  A sum = A(0);
+  if (inner == 1) {
+    const u64 c = u64(blockIdx.x) * 32 + (threadIdx.x & 31);
+    const u64 per = (outer + parts - 1) / parts;
+    const u64 r0 = part * per;
+    const u64 r1 = r0 + per < outer ? r0 + per : outer;
+    if (c < channels) {
+      for (u64 r = r0 + (threadIdx.x >> 5); r < r1; r += 8) sum += load(dy, r * channels + c);
+    }
+    sums[threadIdx.x] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32 && c < channels) {
+      A s = sums[threadIdx.x];
+      for (int k = 1; k < 8; ++k) s += sums[threadIdx.x + 32 * k];
+      partial[part * channels + c] = s;
+    }
+    return;
+  }
   const u64 c = blockIdx.x;
   const u64 count = outer * inner;
-  A sum = A(0);
-  for (u64 m = threadIdx.x; m < count; m += blockDim.x) {
-    const u64 o = m / inner;
-    const u64 s = m - o * inner;
-    sum += load(dy, (o * channels + c) * inner + s);
+  const u64 per = (count + parts - 1) / parts;
+  const u64 m0 = part * per;
+  const u64 m1 = m0 + per < count ? m0 + per : count;
+  u64 m = m0 + threadIdx.x;
+  if (m < m1) {
+    u64 o = m / inner;
+    u64 s = m - o * inner;
+    for (; m < m1; m += blockDim.x) {
+      sum += load(dy, (o * channels + c) * inner + s);
+      s += blockDim.x;
+      if (s >= inner) {
+        const u64 q = s / inner;
+        o += q;
+        s -= q * inner;
+      }
+    }
   }
-  partial[threadIdx.x] = sum;
+  sums[threadIdx.x] = sum;
   __syncthreads();
   for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    if (threadIdx.x < half) sums[threadIdx.x] += sums[threadIdx.x + half];
     __syncthreads();
   }
-  if (threadIdx.x == 0) put(dBias, c, partial[0]);
+  if (threadIdx.x == 0) partial[part * channels + c] = sums[0];
+}
+
+template <typename T, typename A>
+__device__ void biasGradFinish(const A* partial, T* dBias, u64 channels, u64 parts) {
+  const u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= channels) return;
+  A s = A(0);
+  for (u64 p = 0; p < parts; ++p) s += partial[p * channels + c];
+  put(dBias, c, s);
 }
 
 }  // namespace baracuda_epilogue
@@ -177,10 +221,14 @@ __device__ void biasGrad(const T* dy, T* dBias, u64 channels, u64 inner, u64 out
       double lo, double hi) {                                                                    \
     baracuda_epilogue::actGrad<T, A>(dy, saved, dyPre, total, act, slope, lo, hi);               \
   }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(256) baracuda_epilogue_bias_grad_##SUFFIX(       \
-      const T* dy, T* dBias, unsigned long long channels, unsigned long long inner,              \
-      unsigned long long outer) {                                                                \
-    baracuda_epilogue::biasGrad<T, A>(dy, dBias, channels, inner, outer);                        \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_epilogue_bias_grad_partial_##SUFFIX( \
+      const T* dy, A* partial, unsigned long long channels, unsigned long long inner,              \
+      unsigned long long outer, unsigned long long parts) {                                        \
+    baracuda_epilogue::biasGradPartial<T, A>(dy, partial, channels, inner, outer, parts);          \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(256) baracuda_epilogue_bias_grad_finish_##SUFFIX(  \
+      const A* partial, T* dBias, unsigned long long channels, unsigned long long parts) {         \
+    baracuda_epilogue::biasGradFinish<T, A>(partial, dBias, channels, parts);                      \
   }
 
 EPILOGUE_KERNELS(f32, float, float)

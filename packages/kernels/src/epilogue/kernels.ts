@@ -17,7 +17,7 @@ const SUFFIX: Record<ElementKind, string | undefined> = {
   [ElementKind.Bf16]: 'bf16',
 } as Record<ElementKind, string | undefined>;
 
-/** Threads a block (cuda/epilogue.cu's `__launch_bounds__(256)`; biasGrad's shared array). */
+/** Threads a block (cuda/epilogue.cu's `__launch_bounds__(256)`; the dBias kernels' shared array). */
 export const EPILOGUE_BLOCK = 256;
 /** Blocks of an element-wise grid at most; its threads loop over the rest. */
 export const EPILOGUE_MAX_BLOCKS = 2 ** 20;
@@ -48,10 +48,36 @@ export function elementwiseGrid(total: number): [number, number, number] {
   return [Math.max(1, Math.min(Math.ceil(total / EPILOGUE_BLOCK), EPILOGUE_MAX_BLOCKS)), 1, 1];
 }
 
+/**
+ * How dBias is split: `blocks` along the channels (32 channels a block for NDHWC, one for NCDHW)
+ * by `parts` along the rest, about 2,048-4,096 blocks at most and a few thousand elements each.
+ */
+export function biasGradSplit(map: ChannelMap): { blocks: number; parts: number } {
+  if (map.inner === 1) {
+    const blocks = Math.ceil(map.channels / 32);
+    return {
+      blocks,
+      parts: Math.max(1, Math.min(Math.ceil(map.outer / 64), Math.ceil(2048 / blocks))),
+    };
+  }
+  const count = map.outer * map.inner;
+  return {
+    blocks: map.channels,
+    parts: Math.max(1, Math.min(Math.ceil(count / 2048), Math.ceil(4096 / map.channels))),
+  };
+}
+
+/** Bytes of the partial sums {@link EpilogueKernels.biasGrad} needs (f64 sums for f64, else f32). */
+export function biasGradScratchBytes(element: ElementKind, map: ChannelMap): number {
+  if (map.channels === 0) return 0;
+  return biasGradSplit(map).parts * map.channels * (element === ElementKind.F64 ? 8 : 4);
+}
+
 interface ElementKernels {
   readonly apply: KernelFunctionLike;
   readonly actGrad: KernelFunctionLike;
-  readonly biasGrad: KernelFunctionLike;
+  readonly biasGradPartial: KernelFunctionLike;
+  readonly biasGradFinish: KernelFunctionLike;
 }
 
 /** The epilogue kernels loaded on one device. */
@@ -127,23 +153,39 @@ export class EpilogueKernels {
     this.#of(element).actGrad.launch(stream, elementwiseGrid(total), this.#block, 0, params);
   }
 
-  /** Enqueue dBias[c] = Σ dy over the batch and space of channel c (one block per channel). */
+  /**
+   * Enqueue dBias[c] = Σ dy over the batch and space of channel c, in two deterministic passes
+   * (cuda/epilogue.cu): the parts of {@link biasGradSplit} into `partial` (at least
+   * {@link biasGradScratchBytes} bytes, on `stream`'s order), then each channel's parts in order.
+   */
   biasGrad(
     stream: StreamLike,
     element: ElementKind,
     map: ChannelMap,
-    ptrs: { dy: bigint; dBias: bigint },
+    ptrs: { dy: bigint; dBias: bigint; partial: bigint },
   ): void {
     if (map.channels === 0) return;
-    const params = this.#params
+    const { blocks, parts } = biasGradSplit(map);
+    const k = this.#of(element);
+    const first = this.#params
       .reset()
       .ptr(ptrs.dy)
-      .ptr(ptrs.dBias)
+      .ptr(ptrs.partial)
       .u64(map.channels)
       .u64(map.inner)
       .u64(map.outer)
+      .u64(parts)
       .bytes();
-    this.#of(element).biasGrad.launch(stream, [map.channels, 1, 1], this.#block, 0, params);
+    k.biasGradPartial.launch(stream, [blocks, parts, 1], this.#block, 0, first);
+    const second = this.#params
+      .reset()
+      .ptr(ptrs.partial)
+      .ptr(ptrs.dBias)
+      .u64(map.channels)
+      .u64(parts)
+      .bytes();
+    const finishBlocks = Math.ceil(map.channels / EPILOGUE_BLOCK);
+    k.biasGradFinish.launch(stream, [finishBlocks, 1, 1], this.#block, 0, second);
   }
 
   static readonly #perDevice = new Map<number, EpilogueKernels | Error>();
@@ -156,7 +198,8 @@ export class EpilogueKernels {
         kernels[suffix] = {
           apply: module.getFunction(`baracuda_epilogue_apply_${suffix}`),
           actGrad: module.getFunction(`baracuda_epilogue_act_grad_${suffix}`),
-          biasGrad: module.getFunction(`baracuda_epilogue_bias_grad_${suffix}`),
+          biasGradPartial: module.getFunction(`baracuda_epilogue_bias_grad_partial_${suffix}`),
+          biasGradFinish: module.getFunction(`baracuda_epilogue_bias_grad_finish_${suffix}`),
         };
       }
       return new EpilogueKernels(kernels);

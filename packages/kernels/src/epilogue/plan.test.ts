@@ -13,6 +13,7 @@ import {
   ElementKind,
   InvalidArgumentError,
   InvalidProblemError,
+  WorkspaceTooSmallError,
 } from '@baracuda/types';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from '../descriptor.js';
@@ -23,7 +24,27 @@ import {
 } from '../fake-cudnn.test-helpers.js';
 import { Conv3dPlan } from '../plan.js';
 import type { EpilogueOptions } from './epilogue.js';
-import { EpilogueKernels } from './kernels.js';
+import { biasGradScratchBytes, biasGradSplit, channelMap, EpilogueKernels } from './kernels.js';
+
+describe('the split of dBias', () => {
+  it('takes 32 channels a block in NDHWC and a channel a block in NCDHW, parts along the rest', () => {
+    // unet-s64 conv1: n=2, 32 channels, 64³.
+    expect(biasGradSplit(channelMap([2, 32, 64, 64, 64], 'ndhwc'))).toEqual({
+      blocks: 1,
+      parts: 2048,
+    });
+    expect(biasGradSplit(channelMap([2, 32, 64, 64, 64], 'ncdhw'))).toEqual({
+      blocks: 32,
+      parts: 128,
+    });
+    // A small tensor is one part; 768 channels in NDHWC make 24 blocks of 32.
+    expect(biasGradSplit(channelMap([1, 3, 2, 2, 2], 'ncdhw'))).toEqual({ blocks: 3, parts: 1 });
+    expect(biasGradSplit(channelMap([8, 768, 8, 14, 14], 'ndhwc'))).toEqual({
+      blocks: 24,
+      parts: 86,
+    });
+  });
+});
 
 const fake = useFakeCudnn();
 const saved = { engines: process.env.FAKE_CUDNN_ENGINES, log: process.env.FAKE_CUDNN_EXECUTE_LOG };
@@ -91,6 +112,8 @@ function layer(options: EpilogueOptions, layout: 'ncdhw' | 'ndhwc' = 'ncdhw') {
 }
 const Y = 2 * 8 * 4 * 5 * 6;
 const slice = (ptr: bigint, byteLength = 1 << 20) => ({ devicePtr: ptr, byteLength });
+/** A workspace for dBias's partial sums (the plan's own needs a real stream). */
+const ws = slice(0x900000n);
 const operands = { x: slice(0x1000n), w: slice(0x2000n), y: slice(0x100000n) };
 const u64 = (l: Launch, at: number) => l.params.getBigUint64(at, true);
 const executes = () => {
@@ -265,36 +288,69 @@ describe.skipIf(fake === null)(
         y: slice(0x200000n),
         dyPre: slice(0x300000n),
         dBias: slice(0x5000n),
+        workspace: slice(0x900000n),
       });
       expect(launches.map((l) => l.name)).toEqual([
         'baracuda_epilogue_act_grad_f32',
-        'baracuda_epilogue_bias_grad_f32',
+        'baracuda_epilogue_bias_grad_partial_f32',
+        'baracuda_epilogue_bias_grad_finish_f32',
       ]);
-      const [act, bias] = launches as [Launch, Launch];
+      const [act, partial, finish] = launches as [Launch, Launch, Launch];
       expect([0, 8, 16, 24].map((o) => u64(act, o))).toEqual([
         0x100000n,
         0x200000n,
         0x300000n,
         BigInt(Y),
       ]);
-      // dBias from dyPre: channels 8, inner 120, outer 2; one block per channel.
-      expect([0, 8, 16, 24, 32].map((o) => u64(bias, o))).toEqual([
+      // dBias from dyPre: channels 8, inner 120, outer 2: a block per channel, one part of 240
+      // elements; the partial sums in the plan's workspace; then the parts of each channel.
+      const scratch = u64(partial, 8);
+      expect(scratch).toBe(0x900000n);
+      expect([0, 16, 24, 32, 40].map((o) => u64(partial, o))).toEqual([
         0x300000n,
-        0x5000n,
         8n,
         120n,
         2n,
+        1n,
       ]);
-      expect(bias.grid).toEqual([8, 1, 1]);
+      expect(partial.grid).toEqual([8, 1, 1]);
+      expect([0, 8, 16, 24].map((o) => u64(finish, o))).toEqual([scratch, 0x5000n, 8n, 1n]);
+      expect(finish.grid).toEqual([1, 1, 1]);
       expect(plan.sku().epilogue).toBe('bias_relu');
       plan.dispose();
     });
 
     it('runBwEpilogue: identity reduces dy itself; NDHWC maps N·D·H·W outer', () => {
       const plan = Conv3dPlan.selectSync(stream, layer({ bias: true }, 'ndhwc'));
-      plan.runBwEpilogue({ dy: slice(0x100000n), dBias: slice(0x5000n) });
-      expect(launches.map((l) => l.name)).toEqual(['baracuda_epilogue_bias_grad_f32']);
-      expect([0, 16, 24, 32].map((o) => u64(launches[0]!, o))).toEqual([0x100000n, 8n, 1n, 240n]);
+      plan.runBwEpilogue({ dy: slice(0x100000n), dBias: slice(0x5000n), workspace: ws });
+      expect(launches.map((l) => l.name)).toEqual([
+        'baracuda_epilogue_bias_grad_partial_f32',
+        'baracuda_epilogue_bias_grad_finish_f32',
+      ]);
+      // Rows of 8 channels: one block of 32 channels, 240 rows in 4 parts of 60.
+      expect([0, 16, 24, 32, 40].map((o) => u64(launches[0]!, o))).toEqual([
+        0x100000n,
+        8n,
+        1n,
+        240n,
+        4n,
+      ]);
+      expect(launches[0]!.grid).toEqual([1, 4, 1]);
+      plan.dispose();
+    });
+
+    it('runBwEpilogue refuses a workspace too small for the partial sums of dBias', () => {
+      const plan = Conv3dPlan.selectSync(stream, layer({ bias: true }, 'ndhwc'));
+      // 4 parts × 8 channels × 4 bytes.
+      expect(biasGradScratchBytes(ElementKind.F32, channelMap([2, 8, 4, 5, 6], 'ndhwc'))).toBe(128);
+      expect(() =>
+        plan.runBwEpilogue({
+          dy: slice(0x100000n),
+          dBias: slice(0x5000n),
+          workspace: slice(0x900000n, 127),
+        }),
+      ).toThrow(WorkspaceTooSmallError);
+      expect(launches).toEqual([]);
       plan.dispose();
     });
 
@@ -313,7 +369,7 @@ describe.skipIf(fake === null)(
         'Expected dBias (the bias gradient, [8]) for epilogue bias+gelu but received undefined',
       );
       expect(() => gelu.runBwEpilogue(null as never)).toThrow(
-        'Expected an object {dy, y?, preActivation?, dyPre?, dBias?, stream?} for runBwEpilogue arguments but received null',
+        'Expected an object {dy, y?, preActivation?, dyPre?, dBias?, stream?, workspace?} for runBwEpilogue arguments but received null',
       );
       gelu.dispose();
       const relu = Conv3dPlan.selectSync(stream, layer({ activation: 'relu' }));

@@ -5,9 +5,9 @@
  * silently ignored.
  * @internal
  */
-import { InvalidArgumentError, InvalidProblemError } from '@baracuda/types';
+import { type DeviceSlice, InvalidArgumentError, InvalidProblemError } from '@baracuda/types';
 import type { Conv3dDescriptor } from '../descriptor.js';
-import { checkTensorArg, type RunTarget, runStream } from '../run-args.js';
+import { checkTensorArg, type RunTarget, runStream, workspaceSlice } from '../run-args.js';
 import type { StreamLike } from '../sys.js';
 import type { Epilogue } from './epilogue.js';
 
@@ -101,6 +101,8 @@ export interface CheckedBwEpilogue {
   /** 0n: no bias gradient asked. */
   readonly dBias: bigint;
   readonly stream: StreamLike;
+  /** The caller's workspace for dBias's partial sums (null: the plan's own). */
+  readonly userWs: DeviceSlice | null;
 }
 
 /** The arguments of `runBwEpilogue`. */
@@ -112,7 +114,7 @@ export function checkBwEpilogue(
   if (typeof args !== 'object' || args === null) {
     throw new InvalidArgumentError(
       'runBwEpilogue arguments',
-      'an object {dy, y?, preActivation?, dyPre?, dBias?, stream?}',
+      'an object {dy, y?, preActivation?, dyPre?, dBias?, stream?, workspace?}',
       args,
     );
   }
@@ -127,8 +129,10 @@ export function checkBwEpilogue(
   const { dy: dyArg, y, preActivation, dyPre: dyPreArg, dBias: dBiasArg } = given;
   const stream =
     given.stream === undefined ? target.stream : runStream(given.stream, target.device);
+  const userWs = workspaceSlice(given.workspace, target.device);
   if (dyArg === undefined && dyPreArg !== undefined) {
-    return biasOnly(d, target, { y, preActivation, dyPre: dyPreArg, dBias: dBiasArg }, stream);
+    const only = biasOnly(d, target, { y, preActivation, dyPre: dyPreArg, dBias: dBiasArg });
+    return { ...only, stream, userWs };
   }
   const dy = checkTensorArg('dy', dyArg, d.shape, d.strides, target);
   const input = e.backwardInput;
@@ -182,7 +186,7 @@ export function checkBwEpilogue(
       'dBias',
     );
   }
-  return { dy, saved, dyPre, dBias, stream };
+  return { dy, saved, dyPre, dBias, stream, userWs };
 }
 
 /**
@@ -193,8 +197,7 @@ function biasOnly(
   d: EpilogueShape,
   target: RunTarget,
   given: { y: unknown; preActivation: unknown; dyPre: unknown; dBias: unknown },
-  stream: StreamLike,
-): CheckedBwEpilogue {
+): Pick<CheckedBwEpilogue, 'dy' | 'saved' | 'dyPre' | 'dBias'> {
   const e = d.epilogue;
   if (given.y !== undefined || given.preActivation !== undefined) {
     throw new InvalidProblemError(
@@ -218,7 +221,7 @@ function biasOnly(
   const { shape, strides } = biasShape(d);
   const dBias = checkTensorArg('dBias', given.dBias, shape, strides, target);
   // dy is dyPre itself and no activation gradient is written.
-  return { dy: dyPre, saved: 0n, dyPre: 0n, dBias, stream };
+  return { dy: dyPre, saved: 0n, dyPre: 0n, dBias };
 }
 
 /**

@@ -318,12 +318,14 @@ describe.skipIf(fake === null)(
         y: slice(0x400000n),
         dyPre: slice(0x500000n),
         dBias: slice(0x5000n),
+        workspace: slice(0x900000n),
       });
       expect(launches.map((l) => l.name)).toEqual([
         'baracuda_epilogue_act_grad_f32',
-        'baracuda_epilogue_bias_grad_f32',
+        'baracuda_epilogue_bias_grad_partial_f32',
+        'baracuda_epilogue_bias_grad_finish_f32',
       ]);
-      const [act, bias] = launches as [Launch, Launch];
+      const [act, bias, finish] = launches as [Launch, Launch, Launch];
       expect([0, 8, 16, 24].map((o) => u64(act, o))).toEqual([
         0x300000n,
         0x400000n,
@@ -331,14 +333,9 @@ describe.skipIf(fake === null)(
         BigInt(Y),
       ]);
       expect(act.params.getInt32(32, true)).toBe(6);
-      // NDHWC: channels 3, inner 1, outer N·D·H·W.
-      expect([0, 8, 16, 24, 32].map((o) => u64(bias, o))).toEqual([
-        0x500000n,
-        0x5000n,
-        3n,
-        1n,
-        240n,
-      ]);
+      // NDHWC: channels 3, inner 1, outer N·D·H·W (240 rows in 4 parts); then dBias from the parts.
+      expect([0, 16, 24, 32, 40].map((o) => u64(bias, o))).toEqual([0x500000n, 3n, 1n, 240n, 4n]);
+      expect([8, 16, 24].map((o) => u64(finish, o))).toEqual([0x5000n, 3n, 4n]);
       expect(() =>
         plan.runBwEpilogue({
           dy: slice(0x300000n),
@@ -509,16 +506,24 @@ describe.skipIf(fake === null)('runBwEpilogue with dyPre alone (fake library)', 
       .withPadding(1, 1, 1)
       .withEpilogue({ bias: true, activation: 'gelu' });
     const plan = Conv3dPlan.selectSync(stream, layer);
-    plan.runBwEpilogue({ dyPre: slice(0x300000n), dBias: slice(0x5000n) });
-    expect(launches.map((l) => l.name)).toEqual(['baracuda_epilogue_bias_grad_f32']);
-    // dy = dyPre, dBias; channels 3 (the convolution's y), inner D·H·W, outer N.
-    expect([0, 8, 16, 24, 32].map((o) => u64(launches[0]!, o))).toEqual([
+    plan.runBwEpilogue({
+      dyPre: slice(0x300000n),
+      dBias: slice(0x5000n),
+      workspace: slice(0x900000n),
+    });
+    expect(launches.map((l) => l.name)).toEqual([
+      'baracuda_epilogue_bias_grad_partial_f32',
+      'baracuda_epilogue_bias_grad_finish_f32',
+    ]);
+    // dy = dyPre; channels 3 (the convolution's y), inner D·H·W, outer N, one part; then dBias.
+    expect([0, 16, 24, 32, 40].map((o) => u64(launches[0]!, o))).toEqual([
       0x300000n,
-      0x5000n,
       3n,
       120n,
       2n,
+      1n,
     ]);
+    expect(u64(launches[1]!, 8)).toBe(0x5000n);
     expect(() =>
       plan.runBwEpilogue({
         dyPre: slice(0x300000n),
@@ -548,8 +553,15 @@ describe.skipIf(fake === null)('runBwEpilogue with dyPre alone (fake library)', 
       stream,
       up().withEpilogue({ bias: true, activation: 'silu' }),
     );
-    t.runBwEpilogue({ dyPre: slice(0x300000n), dBias: slice(0x5000n) });
-    expect(launches.map((l) => l.name)).toEqual(['baracuda_epilogue_bias_grad_f32']);
+    t.runBwEpilogue({
+      dyPre: slice(0x300000n),
+      dBias: slice(0x5000n),
+      workspace: slice(0x900000n),
+    });
+    expect(launches.map((l) => l.name)).toEqual([
+      'baracuda_epilogue_bias_grad_partial_f32',
+      'baracuda_epilogue_bias_grad_finish_f32',
+    ]);
     expect(u64(launches[0]!, 16)).toBe(3n);
     t.dispose();
   });

@@ -9,12 +9,12 @@
  * pre-activation to write, and problems cuDNN offers no fused engine for. The backward pieces
  * (activation gradient, bias gradient) are our kernels.
  */
-import { CudnnError, UnsupportedError } from '@baracuda/types';
+import { CudnnError, UnsupportedError, WorkspaceTooSmallError } from '@baracuda/types';
 import type { Conv3dPass } from '../core/pass.js';
 import type { AlgorithmInfo, RunScalars } from '../core/types.js';
 import { type FusedTail, fusable, fusedGraph } from '../cudnn/fused-graph.js';
 import type { Conv3dDescriptor } from '../descriptor.js';
-import { channelMap, EpilogueKernels } from '../epilogue/kernels.js';
+import { biasGradScratchBytes, channelMap, EpilogueKernels } from '../epilogue/kernels.js';
 import type { CheckedBwEpilogue } from '../epilogue/run-args.js';
 import {
   EpilogueAfterConv,
@@ -234,7 +234,19 @@ export class EpiloguePlan {
       grad = args.dyPre;
     }
     if (args.dBias !== 0n) {
-      kernels.biasGrad(args.stream, element, map, { dy: grad, dBias: args.dBias });
+      // The partial sums in the caller's workspace, else the plan's own (stream-ordered after the
+      // pass that used it).
+      const bytes = biasGradScratchBytes(element, map);
+      let partial: bigint;
+      if (args.userWs !== null) {
+        if (args.userWs.byteLength < bytes) {
+          throw new WorkspaceTooSmallError(bytes, args.userWs.byteLength);
+        }
+        partial = args.userWs.devicePtr;
+      } else {
+        partial = this.#core.ctx.scope.workspace(bytes, args.stream);
+      }
+      kernels.biasGrad(args.stream, element, map, { dy: grad, dBias: args.dBias, partial });
     }
   }
 }
