@@ -143,7 +143,7 @@ __device__ void actGrad(const T* dy, const T* saved, T* dyPre, u64 total, int ac
 
 // dBias in two deterministic passes (a fixed split and a fixed order, so every run sums alike):
 // pass 1, block (x, y) sums part y of its channels into partial[y * channels + c]; pass 2 adds each
-// channel's parts in order. Element (o, c, s) lies at (o * channels + c) * inner + s. 256 threads.
+// channel's parts in a fixed order. Element (o, c, s) lies at (o * channels + c) * inner + s. 256 threads.
 //  - inner == 1 (NDHWC): rows of `channels` elements; block x takes channels 32x .. 32x + 31, its
 //    threads 32 channels by 8 rows, so a warp reads 32 neighbouring elements of one row;
 //  - inner > 1 (NCDHW): block x takes channel x, its threads the part's elements in order.
@@ -198,13 +198,23 @@ __device__ void biasGradPartial(const T* dy, A* partial, u64 channels, u64 inner
   if (threadIdx.x == 0) partial[part * channels + c] = sums[0];
 }
 
+// Pass 2: block x takes channels 32x .. 32x + 31; thread (c, g) adds parts g, g + 8, ... in order,
+// then the 8 sums of a channel are added in order (so every run adds alike).
 template <typename T, typename A>
 __device__ void biasGradFinish(const A* partial, T* dBias, u64 channels, u64 parts) {
-  const u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= channels) return;
+  __shared__ A sums[256];
+  const u64 c = u64(blockIdx.x) * 32 + (threadIdx.x & 31);
   A s = A(0);
-  for (u64 p = 0; p < parts; ++p) s += partial[p * channels + c];
-  put(dBias, c, s);
+  if (c < channels) {
+    for (u64 p = threadIdx.x >> 5; p < parts; p += 8) s += partial[p * channels + c];
+  }
+  sums[threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.x < 32 && c < channels) {
+    A t = sums[threadIdx.x];
+    for (int k = 1; k < 8; ++k) t += sums[threadIdx.x + 32 * k];
+    put(dBias, c, t);
+  }
 }
 
 }  // namespace baracuda_epilogue

@@ -50,20 +50,21 @@ export function elementwiseGrid(total: number): [number, number, number] {
 
 /**
  * How dBias is split: `blocks` along the channels (32 channels a block for NDHWC, one for NCDHW)
- * by `parts` along the rest, about 2,048-4,096 blocks at most and a few thousand elements each.
+ * by `parts` along the rest: about 1,000-4,000 blocks at most, a few thousand elements each, and
+ * at most 512 parts a channel for the second pass (8 threads a channel) to add.
  */
 export function biasGradSplit(map: ChannelMap): { blocks: number; parts: number } {
   if (map.inner === 1) {
     const blocks = Math.ceil(map.channels / 32);
     return {
       blocks,
-      parts: Math.max(1, Math.min(Math.ceil(map.outer / 64), Math.ceil(2048 / blocks))),
+      parts: Math.max(1, Math.min(Math.ceil(map.outer / 256), Math.ceil(1024 / blocks), 512)),
     };
   }
   const count = map.outer * map.inner;
   return {
     blocks: map.channels,
-    parts: Math.max(1, Math.min(Math.ceil(count / 2048), Math.ceil(4096 / map.channels))),
+    parts: Math.max(1, Math.min(Math.ceil(count / 2048), Math.ceil(4096 / map.channels), 512)),
   };
 }
 
@@ -184,7 +185,8 @@ export class EpilogueKernels {
       .u64(map.channels)
       .u64(parts)
       .bytes();
-    const finishBlocks = Math.ceil(map.channels / EPILOGUE_BLOCK);
+    // Pass 2: 32 channels a block, 8 threads a channel.
+    const finishBlocks = Math.ceil(map.channels / 32);
     k.biasGradFinish.launch(stream, [finishBlocks, 1, 1], this.#block, 0, second);
   }
 

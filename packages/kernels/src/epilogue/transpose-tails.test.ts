@@ -333,9 +333,9 @@ describe.skipIf(fake === null)(
         BigInt(Y),
       ]);
       expect(act.params.getInt32(32, true)).toBe(6);
-      // NDHWC: channels 3, inner 1, outer N·D·H·W (240 rows in 4 parts); then dBias from the parts.
-      expect([0, 16, 24, 32, 40].map((o) => u64(bias, o))).toEqual([0x500000n, 3n, 1n, 240n, 4n]);
-      expect([8, 16, 24].map((o) => u64(finish, o))).toEqual([0x5000n, 3n, 4n]);
+      // NDHWC: channels 3, inner 1, outer N·D·H·W (240 rows, one part); then dBias from it.
+      expect([0, 16, 24, 32, 40].map((o) => u64(bias, o))).toEqual([0x500000n, 3n, 1n, 240n, 1n]);
+      expect([8, 16, 24].map((o) => u64(finish, o))).toEqual([0x5000n, 3n, 1n]);
       expect(() =>
         plan.runBwEpilogue({
           dy: slice(0x300000n),
