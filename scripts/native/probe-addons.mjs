@@ -17,7 +17,12 @@ const require = createRequire(import.meta.url);
 const failures = [];
 
 // 1. The raw addons load here (right architecture, glibc, C++ runtime).
-for (const file of ['baracuda_driver.node', 'baracuda_cudnn.node', 'baracuda_nccl.node', 'baracuda_cublaslt.node']) {
+for (const file of [
+  'baracuda_driver.node',
+  'baracuda_cudnn.node',
+  'baracuda_nccl.node',
+  'baracuda_cublaslt.node',
+]) {
   require(join(dir, file));
 }
 // 2. The libraries probe through them and report no GPU.

@@ -60,6 +60,11 @@ export interface Conv3dBwEpilogueArgs {
   dBias?: Conv3dTensorArg;
   /** Stream to enqueue on. Defaults to the stream given to `select`. */
   stream?: StreamLike;
+  /**
+   * Device memory for dBias's partial sums (parts × cOut × 4 bytes, 8 for f64); the plan's own
+   * workspace when omitted.
+   */
+  workspace?: RunCommon['workspace'];
 }
 /**
  * Arguments of `runBwData`: dx = alpha * convBwData(w, dy) + beta * dx (then, with the descriptor's
