@@ -30,6 +30,7 @@ import {
   tuneGiveUpMs,
   tuneReps,
   tuneRotationSets,
+  xorshift32,
 } from './policy.js';
 
 /** A settled preference; the workspace limit is 1 GiB (the `'auto'` floor) unless given. */
@@ -150,6 +151,26 @@ describe('helpers', () => {
     }
     expect(randomScratchBytes(ElementKind.F64, 3).byteLength).toBe(24);
     expect(randomScratchBytes(ElementKind.F32, 3).byteLength).toBe(12);
+  });
+  it('random scratch values use every bit they are given: signs, both exponents, odd counts', () => {
+    const f32 = new Float32Array(randomScratchBytes(ElementKind.F32, 10_001).buffer);
+    expect(Math.min(...f32)).toBeGreaterThanOrEqual(-1);
+    expect(Math.max(...f32)).toBeLessThan(1);
+    expect(f32.filter((v) => v < 0).length).toBeGreaterThan(4000);
+    expect(f32.filter((v) => v > 0).length).toBeGreaterThan(4000);
+    // 16 bits a value: the last of an odd count is written too, and both halves of a word differ.
+    const f16 = new Uint16Array(randomScratchBytes(ElementKind.F16, 10_001).buffer);
+    expect(f16[10_000]).not.toBe(0);
+    const exps = new Set([...f16].map((b) => (b >> 10) & 0x1f));
+    expect([...exps].sort()).toEqual([13, 14]);
+    expect(f16.filter((b) => b & 0x8000).length).toBeGreaterThan(4000);
+    expect(new Set(f16).size).toBeGreaterThan(1500);
+    // Seeded: the same words give the same bytes.
+    const a = randomScratchBytes(ElementKind.Bf16, 7, xorshift32(42));
+    const b = randomScratchBytes(ElementKind.Bf16, 7, xorshift32(42));
+    expect(a).toEqual(b);
+    expect(randomScratchBytes(ElementKind.Bf16, 7, xorshift32(43))).not.toEqual(a);
+    expect(xorshift32(0)()).not.toBe(0);
   });
 });
 

@@ -269,4 +269,5 @@ export {
   tuneGiveUpMs,
   tuneReps,
   tuneRotationSets,
+  xorshift32,
 } from './tuning.js';

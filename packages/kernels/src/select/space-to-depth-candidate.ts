@@ -13,6 +13,7 @@ import { patchRoute, type SpaceToDepthRoute, stemRoute } from '../space-to-depth
 import { SpaceToDepthKernels } from '../space-to-depth-kernels.js';
 import type { TimingEvent } from '../sys.js';
 import { DETOUR_MIN_GAIN } from '../tuning.js';
+import type { TuneBudget } from './autotune/budget.js';
 import type { TimeCandidate, TuneCandidate, TunePass } from './autotune/candidates.js';
 import { TUNE_ROUNDS, timeAsFinalist } from './autotune/timing.js';
 import type { PlanCore } from './core.js';
@@ -35,14 +36,17 @@ export function spaceToDepthRouteFor(
 
 /**
  * The route of `pass` made, its inner problem a plan of its own (tuned for `pass` under its own
- * cache entry when the preference is autotune); null where no route applies, our transform
- * kernels do not load, or an erratum refuses the inner problem.
+ * cache entry when the preference is autotune, within `budget` when given: the outer pass's, as a
+ * layout detour's inner plan shares it, so that one pass's autotune stays within its budget);
+ * null where no route applies, our transform kernels do not load, or an erratum refuses the
+ * inner problem.
  */
 export function* makeSpaceToDepth(
   core: PlanCore,
   pass: Conv3dPass,
   opts: ResolvedOptions,
   tunePass: TunePass,
+  budget?: TuneBudget,
 ): Generator<TimingEvent, SpaceToDepthExecutor<PlanCore> | null, void> {
   const applies = spaceToDepthRouteFor(core, opts);
   if (applies === null) return null;
@@ -58,7 +62,7 @@ export function* makeSpaceToDepth(
     throw error;
   }
   try {
-    if (inner.ctx.preference.algorithm === 'autotune') yield* tunePass(inner, pass, opts);
+    if (inner.ctx.preference.algorithm === 'autotune') yield* tunePass(inner, pass, opts, budget);
   } catch (error) {
     inner.dispose();
     throw error;
@@ -81,12 +85,12 @@ export function* timeSpaceToDepth(
 
 /** The candidate's entry in autotune's list (see candidates.ts). */
 export function spaceToDepthCandidate(tunePass: TunePass): TuneCandidate {
-  const time: TimeCandidate = function* (core, pass, bench, opts, progress) {
+  const time: TimeCandidate = function* (core, pass, bench, opts, progress, budget) {
     if (spaceToDepthRouteFor(core, opts) === null) return null;
     let route: SpaceToDepthExecutor<PlanCore> | null;
     let ms: number;
     try {
-      route = yield* makeSpaceToDepth(core, pass, opts, tunePass);
+      route = yield* makeSpaceToDepth(core, pass, opts, tunePass, budget);
       if (route === null) return null;
     } catch (error) {
       progress(
