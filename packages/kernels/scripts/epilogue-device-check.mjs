@@ -20,7 +20,8 @@ import {
 // `epilogue: N passed, M failed`; exit code 1 on any failure.
 import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
 import { Conv3dDescriptor, Conv3dPlan } from '../dist/index.js';
-import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
+import { elementArray, eventTimer, relL2, storeElement } from './device-helpers.mjs';
+import { ACTIVATIONS, download, ELEMENTS, poisoned, random, upload } from './epilogue-rows.mjs';
 
 const quick = process.argv.includes('--quick');
 const stream = Stream.create();
@@ -29,23 +30,6 @@ let failed = 0;
 let skipped = 0;
 let unsupported = 0;
 
-const ELEMENTS = {
-  f32: { bytes: 4, tol: 1e-5 },
-  f64: { bytes: 8, tol: 1e-12 },
-  f16: { bytes: 2, tol: 5e-3 },
-  bf16: { bytes: 2, tol: 3e-2 },
-};
-const ACTIVATIONS = [
-  { activation: 'identity' },
-  { activation: 'relu' },
-  { activation: 'leakyRelu', slope: 0.2 },
-  { activation: 'gelu' },
-  { activation: 'geluTanh' },
-  { activation: 'silu' },
-  { activation: 'sigmoid' },
-  { activation: 'tanh' },
-  { activation: 'clamp', min: -0.5, max: 0.5 },
-];
 const PROBLEMS = [
   { n: 2, cIn: 3, cOut: 5, in: [5, 6, 7], k: [3, 3, 3], pad: [1, 1, 1], stride: [1, 1, 1] },
   { n: 1, cIn: 16, cOut: 24, in: [9, 10, 11], k: [3, 3, 3], pad: [1, 1, 1], stride: [2, 1, 2] },
@@ -55,33 +39,6 @@ function report(ok, line) {
   if (ok) passed++;
   else failed++;
   console.log(`${ok ? 'PASS' : 'FAIL'} ${line}`);
-}
-
-/** `count` random values in [-1, 1) as `element` bytes, and their values as rounded (f64). */
-function random(element, count, scale = 1) {
-  const host = elementArray(element, count);
-  const values = new Float64Array(count);
-  for (let i = 0; i < count; i++)
-    values[i] = storeElement(element, host, i, (Math.random() * 2 - 1) * scale);
-  return { host, values };
-}
-
-function upload(element, t) {
-  const b = DeviceBuffer.alloc(Math.max(1, t.host.length) * ELEMENTS[element].bytes);
-  b.uploadSync(t.host);
-  return b;
-}
-
-function poisoned(element, count) {
-  const b = DeviceBuffer.alloc(count * ELEMENTS[element].bytes);
-  b.memsetSync(0xff);
-  return b;
-}
-
-function download(element, buffer, count) {
-  const host = elementArray(element, count);
-  buffer.downloadSync(host);
-  return Float64Array.from(host, (_, i) => loadElement(element, host, i));
 }
 
 function descriptor(p, element, layout) {

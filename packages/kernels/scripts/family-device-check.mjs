@@ -36,7 +36,8 @@ import {
   ConvTranspose3dDescriptor,
   ConvTranspose3dPlan,
 } from '../dist/index.js';
-import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
+import { elementArray, eventTimer, relL2, storeElement } from './device-helpers.mjs';
+import { ACTIVATIONS, download, ELEMENTS, poisoned, random, upload } from './epilogue-rows.mjs';
 
 const quick = process.argv.includes('--quick');
 const stream = Stream.create();
@@ -44,23 +45,6 @@ let passed = 0;
 let failed = 0;
 let refused = 0;
 
-const ELEMENTS = {
-  f32: { bytes: 4, tol: 1e-5 },
-  f64: { bytes: 8, tol: 1e-12 },
-  f16: { bytes: 2, tol: 5e-3 },
-  bf16: { bytes: 2, tol: 3e-2 },
-};
-const ACTIVATIONS = [
-  { activation: 'identity' },
-  { activation: 'relu' },
-  { activation: 'leakyRelu', slope: 0.2 },
-  { activation: 'gelu' },
-  { activation: 'geluTanh' },
-  { activation: 'silu' },
-  { activation: 'sigmoid' },
-  { activation: 'tanh' },
-  { activation: 'clamp', min: -0.5, max: 0.5 },
-];
 const FROM_OUTPUT = ['relu', 'sigmoid', 'tanh', 'clamp'];
 /** Transposed problems (reference field names): odd shapes; stride 2 with output padding (trailing planes on D); groups. */
 const TRANSPOSED = [
@@ -145,28 +129,6 @@ function report(ok, line) {
   console.log(`${ok ? 'PASS' : 'FAIL'} ${line}`);
 }
 
-function random(element, count, scale = 1) {
-  const host = elementArray(element, count);
-  const values = new Float64Array(count);
-  for (let i = 0; i < count; i++)
-    values[i] = storeElement(element, host, i, (Math.random() * 2 - 1) * scale);
-  return { host, values };
-}
-function upload(element, t) {
-  const b = DeviceBuffer.alloc(Math.max(1, t.host.length) * ELEMENTS[element].bytes);
-  b.uploadSync(t.host);
-  return b;
-}
-function poisoned(element, count) {
-  const b = DeviceBuffer.alloc(Math.max(1, count) * ELEMENTS[element].bytes);
-  b.memsetSync(0xff);
-  return b;
-}
-function download(element, buffer, count) {
-  const host = elementArray(element, count);
-  buffer.downloadSync(host);
-  return Float64Array.from(host, (_, i) => loadElement(element, host, i));
-}
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
 
 function transposed(p, element, layout) {
