@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import {
-  activate,
   conv3dBackwardData,
   convInput,
   convTranspose3dBackwardData,
@@ -30,81 +29,26 @@ import {
 // `tfamily: N passed, M failed`; exit code 1 on any failure. Rows past the time budget
 // (FAMILY_CHECK_BUDGET_S, default 80 s) are reported as not run, never passed.
 import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
-import {
-  Conv3dDescriptor,
-  Conv3dPlan,
-  ConvTranspose3dDescriptor,
-  ConvTranspose3dPlan,
-} from '../dist/index.js';
-import { elementArray, eventTimer, relL2, storeElement } from './device-helpers.mjs';
+import { Conv3dPlan, ConvTranspose3dPlan } from '../dist/index.js';
+import { eventTimer, relL2 } from './device-helpers.mjs';
 import { ACTIVATIONS, download, ELEMENTS, poisoned, random, upload } from './epilogue-rows.mjs';
+import {
+  CONVS,
+  convolution,
+  FROM_OUTPUT,
+  interleave,
+  product,
+  refProblem,
+  savedTensors,
+  TRANSPOSED,
+  transposed,
+} from './family-problems.mjs';
 
 const quick = process.argv.includes('--quick');
 const stream = Stream.create();
 let passed = 0;
 let failed = 0;
 let refused = 0;
-
-const FROM_OUTPUT = ['relu', 'sigmoid', 'tanh', 'clamp'];
-/** Transposed problems (reference field names): odd shapes; stride 2 with output padding (trailing planes on D); groups. */
-const TRANSPOSED = [
-  {
-    n: 2,
-    cIn: 5,
-    cOut: 3,
-    in: [3, 4, 5],
-    k: [3, 3, 3],
-    pad: [1, 1, 1],
-    outputPadding: [0, 0, 0],
-    stride: [1, 1, 1],
-    groups: 1,
-  },
-  {
-    n: 1,
-    cIn: 8,
-    cOut: 6,
-    in: [3, 5, 4],
-    k: [2, 3, 3],
-    pad: [0, 1, 1],
-    outputPadding: [1, 1, 0],
-    stride: [2, 2, 2],
-    groups: 1,
-  },
-  {
-    n: 1,
-    cIn: 4,
-    cOut: 6,
-    in: [4, 3, 5],
-    k: [3, 3, 3],
-    pad: [1, 1, 1],
-    outputPadding: [1, 1, 1],
-    stride: [2, 2, 2],
-    groups: 2,
-  },
-];
-/** Convolutions for the input activation's backward (runBwData): odd shapes, stride 2, groups. */
-const CONVS = [
-  {
-    n: 2,
-    cIn: 3,
-    cOut: 5,
-    in: [5, 6, 7],
-    k: [3, 3, 3],
-    pad: [1, 1, 1],
-    stride: [1, 1, 1],
-    groups: 1,
-  },
-  {
-    n: 1,
-    cIn: 6,
-    cOut: 8,
-    in: [7, 6, 9],
-    k: [3, 3, 3],
-    pad: [1, 1, 1],
-    stride: [2, 2, 2],
-    groups: 2,
-  },
-];
 
 /**
  * A row's error: pinned mode's legacy algorithm refusing the problem at its first run (as it does
@@ -128,47 +72,6 @@ function report(ok, line) {
   else failed++;
   console.log(`${ok ? 'PASS' : 'FAIL'} ${line}`);
 }
-
-const product = (shape) => shape.reduce((a, b) => a * b, 1);
-
-function transposed(p, element, layout) {
-  return ConvTranspose3dDescriptor.create({
-    batch: p.n,
-    cIn: p.cIn,
-    dIn: p.in[0],
-    hIn: p.in[1],
-    wIn: p.in[2],
-    cOut: p.cOut,
-    dFilt: p.k[0],
-    hFilt: p.k[1],
-    wFilt: p.k[2],
-    element,
-  })
-    .withPadding(...p.pad)
-    .withOutputPadding(...p.outputPadding)
-    .withStride(...p.stride)
-    .withGroups(p.groups)
-    .withLayout(layout);
-}
-function convolution(p, element, layout) {
-  return Conv3dDescriptor.create({
-    batch: p.n,
-    cIn: p.cIn,
-    dIn: p.in[0],
-    hIn: p.in[1],
-    wIn: p.in[2],
-    cOut: p.cOut,
-    dFilt: p.k[0],
-    hFilt: p.k[1],
-    wFilt: p.k[2],
-    element,
-  })
-    .withPadding(...p.pad)
-    .withStride(...p.stride)
-    .withGroups(p.groups)
-    .withLayout(layout);
-}
-const refProblem = (p, layout) => ({ ...p, dil: [1, 1, 1], layout });
 
 /** select, or null (counted apart) where pinned mode's legacy algorithm or an erratum refuses. */
 async function selectOrRefuse(Plan, desc, mode, passes, what) {
@@ -240,15 +143,6 @@ async function transposedForward(p, pi, element, layout, mode, act, bias, residu
 }
 
 /** The saved tensors as a forward would store them: a pre-activation, and its output rounded. */
-function savedTensors(element, act, count) {
-  const preT = random(element, count, 2);
-  const outT = { host: elementArray(element, count), values: new Float64Array(count) };
-  for (let i = 0; i < count; i++) {
-    outT.values[i] = storeElement(element, outT.host, i, activate(act, preT.values[i]));
-  }
-  return { preT, outT };
-}
-
 async function transposedBwEpilogue(element, layout, act) {
   const p = TRANSPOSED[2];
   const desc = transposed(p, element, layout).withEpilogue({ ...act, bias: true });
@@ -400,14 +294,6 @@ async function inputActivationRow(kind, p, pi, element, layout, mode, act, alpha
 }
 
 /** The lists' items taken in turns: the first of each, then the second of each, ... */
-function interleave(lists) {
-  const out = [];
-  for (let i = 0; lists.some((l) => i < l.length); i++) {
-    for (const l of lists) if (i < l.length) out.push(l[i]);
-  }
-  return out;
-}
-
 const started = performance.now();
 const BUDGET_S = Number(process.env.FAMILY_CHECK_BUDGET_S ?? 80);
 const groups = [];
