@@ -36,6 +36,18 @@ describe('classify', () => {
     );
   });
 
+  it('treats cublaslt-sys as a sys layer too: TypeError and a non-zero cublasStatus_t refuse', () => {
+    expect(classify(refusedCase('cublaslt-sys'), typeError).outcome).toBe('typed');
+    expect(classify(refusedCase('cublaslt-sys'), { kind: 'returned', status: 7 }).outcome).toBe(
+      'typed',
+    );
+    expect(classify(refusedCase('cublaslt-sys'), { kind: 'returned', status: 0 }).outcome).toBe(
+      'silent',
+    );
+    const untyped = { kind: 'threw', name: 'Error', message: 'Invalid argument', typed: false };
+    expect(classify(refusedCase('cublaslt-sys'), untyped as never).outcome).toBe('untyped');
+  });
+
   it('takes any cudnn-sys status after a re-entrant getter destroyed the object as acceptance', () => {
     const c = refusedCase('cudnn-sys');
     const reentrant = { ...c, value: 'reentrant', target: { ...c.target, hasVictim: true } };

@@ -1,13 +1,14 @@
 /**
  * Turns what a child saw into an outcome class. A refusal is a @baracuda/types error, or the
  * error the case's own getter or callback threw (CorpusUserError) passed on; for cudnn-sys and
- * nccl-sys also their documented TypeError / RangeError for bad arguments and a non-zero status
+ * nccl-sys and cublaslt-sys also their documented TypeError / RangeError for bad arguments and a non-zero status
  * (the sys layers return statuses, they do not throw them).
  */
 import type { CaseRef, Observation, OutcomeClass } from './model.js';
 
 export function classify(c: CaseRef, seen: Observation): { outcome: OutcomeClass; detail: string } {
-  const sys = c.target.pkg === 'cudnn-sys' || c.target.pkg === 'nccl-sys';
+  const sys =
+    c.target.pkg === 'cudnn-sys' || c.target.pkg === 'nccl-sys' || c.target.pkg === 'cublaslt-sys';
   if (seen.kind === 'returned') {
     // A re-entrant value destroyed the call's object before the C call: any status means the C
     // call ran on freed memory (the fake answers garbage), so only a throw is a refusal.

@@ -96,6 +96,7 @@ async function main(): Promise<number> {
     BARACUDA_CUDA_DRIVER_LIBRARY: fakes.cuda,
     BARACUDA_CUDNN_LIBRARY: fakes.cudnn,
     BARACUDA_NCCL_LIBRARY: fakes.nccl,
+    BARACUDA_CUBLASLT_LIBRARY: fakes.cublaslt,
     FAKE_CUDA_DEVICE_COUNT: '2',
     FAKE_CUDNN_ENGINES: '0',
     BARACUDA_AUTOTUNE_CACHE: join(work, 'cache', 'autotune.json'),

@@ -31,6 +31,7 @@ async function load(pkg: string): Promise<Record<string, unknown>> {
   if (pkg === 'driver') return import('@baracuda/driver');
   if (pkg === 'cudnn-sys') return import('@baracuda/cudnn-sys');
   if (pkg === 'nccl-sys') return import('@baracuda/nccl-sys');
+  if (pkg === 'cublaslt-sys') return import('@baracuda/cublaslt-sys');
   if (pkg === 'collectives') return import('@baracuda/collectives');
   return import('@baracuda/kernels');
 }

@@ -8,6 +8,7 @@
  * When unsure whether the library may accept a value, it goes in `accepts`: that weakens the
  * check to "no crash, no hang, no untyped error" and never reports a false silent acceptance.
  */
+import { CUBLASLT_SLOT_KINDS } from './expectations-cublaslt.js';
 import { NCCL_SLOT_KINDS } from './expectations-nccl.js';
 import { UNIVERSAL_VALUES as UNIVERSAL } from './values.js';
 
@@ -237,6 +238,7 @@ export const SLOT_KINDS: Record<string, SlotKind> = {
   },
 
   ...NCCL_SLOT_KINDS,
+  ...CUBLASLT_SLOT_KINDS,
 
   // ---- kernels
   extent: { extras: ['pow31minus1'], accepts: ['one'] },

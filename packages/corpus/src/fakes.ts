@@ -2,7 +2,8 @@
  * The C fakes the cases run against, built the way the packages' own tests build them: through
  * the repository's one build helper for test-only C (scripts/testing/build-fake.mjs, which also
  * instruments them when BARACUDA_SANITIZE=1). $BARACUDA_CORPUS_FAKE_CUDA,
- * $BARACUDA_CORPUS_FAKE_CUDNN and $BARACUDA_CORPUS_FAKE_NCCL name prebuilt ones instead.
+ * $BARACUDA_CORPUS_FAKE_CUDNN, $BARACUDA_CORPUS_FAKE_NCCL and $BARACUDA_CORPUS_FAKE_CUBLASLT name
+ * prebuilt ones instead.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,12 +12,14 @@ export interface Fakes {
   cuda: string;
   cudnn: string;
   nccl: string;
+  cublaslt: string;
 }
 
 interface BuildFake {
   buildFakeLibcudaLibrary(): string;
   buildFakeCudnnLibrary(): string;
   buildFakeNcclLibrary(): string;
+  buildFakeCublasLtLibrary(): string;
 }
 
 /** packages/corpus/dist (or src) → the repository root. */
@@ -36,10 +39,12 @@ export async function buildFakes(): Promise<Fakes> {
   const cuda = process.env.BARACUDA_CORPUS_FAKE_CUDA || built(helper.buildFakeLibcudaLibrary);
   const cudnn = process.env.BARACUDA_CORPUS_FAKE_CUDNN || built(helper.buildFakeCudnnLibrary);
   const nccl = process.env.BARACUDA_CORPUS_FAKE_NCCL || built(helper.buildFakeNcclLibrary);
-  if (!cuda || !cudnn || !nccl) {
+  const cublaslt =
+    process.env.BARACUDA_CORPUS_FAKE_CUBLASLT || built(() => helper.buildFakeCublasLtLibrary());
+  if (!cuda || !cudnn || !nccl || !cublaslt) {
     throw new Error(
-      'corpus: could not build the C fakes (is `cc` installed?); set BARACUDA_CORPUS_FAKE_CUDA, BARACUDA_CORPUS_FAKE_CUDNN and BARACUDA_CORPUS_FAKE_NCCL to prebuilt ones',
+      'corpus: could not build the C fakes (is `cc` installed?); set BARACUDA_CORPUS_FAKE_CUDA, BARACUDA_CORPUS_FAKE_CUDNN, BARACUDA_CORPUS_FAKE_NCCL and BARACUDA_CORPUS_FAKE_CUBLASLT to prebuilt ones',
     );
   }
-  return { cuda, cudnn, nccl };
+  return { cuda, cudnn, nccl, cublaslt };
 }

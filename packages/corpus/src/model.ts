@@ -5,13 +5,20 @@
  * named value. Which values a slot accepts is data (expectations.ts), never inferred.
  */
 
-export type PackageName = 'driver' | 'cudnn-sys' | 'kernels' | 'nccl-sys' | 'collectives';
+export type PackageName =
+  | 'driver'
+  | 'cudnn-sys'
+  | 'kernels'
+  | 'nccl-sys'
+  | 'collectives'
+  | 'cublaslt-sys';
 export const PACKAGES: readonly PackageName[] = [
   'driver',
   'cudnn-sys',
   'kernels',
   'nccl-sys',
   'collectives',
+  'cublaslt-sys',
 ];
 
 /** Where a swept value goes: `this`, argument `arg`, or a property path inside argument `arg`. */

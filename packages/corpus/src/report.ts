@@ -14,13 +14,13 @@ export function summarize(results: readonly CaseResult[], missing: readonly stri
 }
 
 function table(results: readonly CaseResult[]): string[] {
-  const rows = [`${'package'.padEnd(10)} ${CLASSES.map((c) => c.padStart(7)).join(' ')}   total`];
+  const rows = [`${'package'.padEnd(12)} ${CLASSES.map((c) => c.padStart(7)).join(' ')}   total`];
   for (const pkg of [...PACKAGES, 'all'] as const) {
     const mine = results.filter((r) => pkg === 'all' || r.pkg === pkg);
     const counts = CLASSES.map((c) =>
       String(mine.filter((r) => r.outcome === c).length).padStart(7),
     );
-    rows.push(`${pkg.padEnd(10)} ${counts.join(' ')}   ${mine.length}`);
+    rows.push(`${pkg.padEnd(12)} ${counts.join(' ')}   ${mine.length}`);
   }
   return rows;
 }

@@ -25,6 +25,21 @@ bool AlgoArg(Napi::Env env, const Napi::Value &value, cublasLtMatmulAlgo_t &algo
   return true;
 }
 
+// alpha or beta: a Float32Array or Float64Array (of the scale type) whose first element is the
+// scalar, copied and padded with zeros to 16 bytes. Any other view would be read as a float of
+// the wrong width or type.
+std::vector<unsigned char> ScalarArg(Napi::Env env, const Napi::Value &value, const char *argument) {
+  constexpr const char *what = "a Float32Array or Float64Array holding the scalar";
+  if (!value.IsTypedArray()) ThrowType(env, argument, what, value);
+  const napi_typedarray_type type = value.As<Napi::TypedArray>().TypedArrayType();
+  if (type != napi_float32_array && type != napi_float64_array) {
+    ThrowType(env, argument, what, value);
+  }
+  auto bytes = BytesArg(env, value, argument);
+  if (bytes.size() < 16) bytes.resize(16, 0);
+  return bytes;
+}
+
 }  // namespace
 
 Napi::Value MatmulAlgoGetHeuristic(const Napi::CallbackInfo &info) {
@@ -77,16 +92,14 @@ Napi::Value Matmul(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   ObjectArg handle(env, info[0], "lightHandle", Kind::Handle);
   ObjectArg desc(env, info[1], "computeDesc", Kind::MatmulDesc);
-  // Padded with zeros to 16 bytes: a scalar narrower than the scale type reads zeros, never past
-  // the copy.
-  auto alpha = BytesArg(env, info[2], "alpha");
-  if (alpha.size() < 16) alpha.resize(16, 0);
+  // Padded with zeros to 16 bytes (ScalarArg): a Float32Array given for a 64F scale type reads
+  // zeros, never past the copy.
+  const auto alpha = ScalarArg(env, info[2], "alpha");
   void *A = PointerArg(env, info[3], "A");
   ObjectArg aDesc(env, info[4], "Adesc", Kind::MatrixLayout);
   void *B = PointerArg(env, info[5], "B");
   ObjectArg bDesc(env, info[6], "Bdesc", Kind::MatrixLayout);
-  auto beta = BytesArg(env, info[7], "beta");
-  if (beta.size() < 16) beta.resize(16, 0);
+  const auto beta = ScalarArg(env, info[7], "beta");
   void *C = PointerArg(env, info[8], "C");
   ObjectArg cDesc(env, info[9], "Cdesc", Kind::MatrixLayout);
   void *D = PointerArg(env, info[10], "D");

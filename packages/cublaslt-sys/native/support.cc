@@ -140,17 +140,20 @@ std::vector<unsigned char> BytesArg(Napi::Env env, const Napi::Value &value,
   if (napi_is_typedarray(env, raw, &view) != napi_ok || !view) {
     if (napi_is_dataview(env, raw, &view) != napi_ok || !view) ThrowType(env, argument, what, value);
   }
+  // The data pointers napi_get_*_info return already include the view's byte offset, and unlike
+  // Napi::ArrayBuffer::Data() they accept a view over a SharedArrayBuffer (ArrayBuffer::Data()
+  // fails there with an untyped "Invalid argument").
   void *data = nullptr;
   size_t bytes = 0;
   if (value.IsTypedArray()) {
-    Napi::TypedArray array = value.As<Napi::TypedArray>();
-    bytes = array.ByteLength();
-    data = bytes == 0 ? nullptr
-                      : static_cast<unsigned char *>(array.ArrayBuffer().Data()) + array.ByteOffset();
-  } else {
-    Napi::DataView dataView = value.As<Napi::DataView>();
-    bytes = dataView.ByteLength();
-    data = bytes == 0 ? nullptr : dataView.Data();
+    napi_typedarray_type type;
+    size_t length = 0;
+    if (napi_get_typedarray_info(env, raw, &type, &length, &data, nullptr, nullptr) != napi_ok) {
+      ThrowType(env, argument, what, value);
+    }
+    bytes = value.As<Napi::TypedArray>().ByteLength();
+  } else if (napi_get_dataview_info(env, raw, &bytes, &data, nullptr, nullptr) != napi_ok) {
+    ThrowType(env, argument, what, value);
   }
   if (bytes == 0 || data == nullptr) ThrowType(env, argument, what, value);
   const auto *begin = static_cast<const unsigned char *>(data);

@@ -3,6 +3,7 @@
  * `native.test.ts` checks them against the addon's table (`native/cublaslt_decls.h`), which
  * `native/abi_check.cc` proves against `<cublasLt.h>`.
  */
+import { describeValue } from '@baracuda/types';
 
 /** `cublasStatus_t`. */
 export const cublasStatus = Object.freeze({
@@ -114,7 +115,18 @@ const STATUS_NAMES = new Map<number, string>(
   Object.entries(cublasStatus).map(([name, value]) => [value, name]),
 );
 
-/** The name of a `cublasStatus_t`, e.g. 7 → `CUBLAS_STATUS_INVALID_VALUE`; `cublasStatus_t(99)` when unknown. */
+/**
+ * The name of a `cublasStatus_t`, e.g. 7 → `CUBLAS_STATUS_INVALID_VALUE`; `cublasStatus_t(99)` when
+ * unknown. Anything but an int32 is a `TypeError` (a `RangeError` for an integer out of range).
+ */
 export function cublasStatusName(status: number): string {
+  if (typeof status !== 'number' || !Number.isInteger(status)) {
+    throw new TypeError(`Expected an int32 for status but received ${describeValue(status)}`);
+  }
+  if (status < -(2 ** 31) || status > 2 ** 31 - 1) {
+    throw new RangeError(
+      `Expected an int32 from -2147483648 to 2147483647 for status but received ${status}`,
+    );
+  }
   return STATUS_NAMES.get(status) ?? `cublasStatus_t(${String(status)})`;
 }

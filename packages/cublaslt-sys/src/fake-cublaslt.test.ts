@@ -455,7 +455,7 @@ describe('the fake cuBLASLt through the raw bindings', () => {
     );
     expect(call({ 2: 1 })).toThrow(
       new TypeError(
-        'Expected a typed array or DataView holding the value for alpha but received 1 of type number',
+        'Expected a Float32Array or Float64Array holding the scalar for alpha but received 1 of type number',
       ),
     );
     expect(call({ 15: -1n })).toThrow(

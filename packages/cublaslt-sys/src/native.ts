@@ -4,8 +4,9 @@
  *
  * Conventions: a call with no outputs returns the `cublasStatus_t` number; a call with outputs
  * returns `{ status, ...outputs }` named after the C out-parameters. Device pointers, the
- * workspace and streams are `bigint`; attribute values and the host scalars alpha and beta are
- * typed arrays whose bytes are what C reads. A cuBLASLt status never throws; a wrong argument
+ * workspace and streams are `bigint`; attribute values are typed arrays or DataViews (SharedArrayBuffer
+ * ones too) whose bytes are what C reads, and the host scalars alpha and beta are a Float32Array or
+ * Float64Array (any other view is a TypeError). A cuBLASLt status never throws; a wrong argument
  * throws `TypeError`.
  */
 import type { LibrarySearchAttempt } from '@baracuda/types';
