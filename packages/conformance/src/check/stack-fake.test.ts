@@ -98,6 +98,14 @@ describe.skipIf(!fakes())(
           'UnetStage has been disposed and cannot be used',
         );
       }
+      await expect(
+        opened.api.selectStage!(stream, {
+          shape: { n: 1, c: 4, cDown: 8, size: [4, 4, 4], layout: 'ncdhw' },
+          dtype: 'f64' as never,
+        }),
+      ).rejects.toThrow(
+        "Expected 'f32', 'tf32', 'f16' or 'bf16' for dtype but received \"f64\" of type string",
+      );
       stream.synchronizeSync();
       stream.dispose();
     });

@@ -6,7 +6,7 @@
  * every layer. The kernels module comes in as an argument, so the CLI loads it lazily and the
  * device scripts pass their bundled copy.
  */
-import { type DeviceSlice, DisposedError } from '@baracuda/types';
+import { type DeviceSlice, DisposedError, InvalidArgumentError } from '@baracuda/types';
 import {
   STAGE_TENSORS,
   type StageLayer,
@@ -19,6 +19,7 @@ import {
 
 /** The element types a stage runs in (`tf32`: f32 storage, TF32 tensor-core math). */
 export type StageDtype = 'f32' | 'tf32' | 'f16' | 'bf16';
+const STAGE_DTYPES: readonly unknown[] = ['f32', 'tf32', 'f16', 'bf16'];
 
 /** One call of the step, named `layer.pass` (e.g. `conv2.bwEpilogue`), enqueued by `run`. */
 export interface StageOp {
@@ -93,6 +94,9 @@ export class UnetStage<B extends StageBuffer> {
     alloc: (byteLength: number) => B,
     options: StageOptions = {},
   ): Promise<UnetStage<B>> {
+    if (!STAGE_DTYPES.includes(dtype)) {
+      throw new InvalidArgumentError('dtype', "'f32', 'tf32', 'f16' or 'bf16'", dtype);
+    }
     const element = dtype === 'tf32' ? 'f32' : dtype;
     const preference = { algorithm: options.algorithm ?? 'heuristic', allowTf32: dtype === 'tf32' };
     const epilogue = { bias: true, activation: 'relu' } as const;
