@@ -3,7 +3,7 @@
  * parameter order (docs/ARCHITECTURE.md). libcublasLt.so.13 (or .12) is loaded at the first call,
  * never by `import`.
  */
-import { LibraryNotFoundError, type LibrarySearchAttempt, UnsupportedError } from '@baracuda/types';
+import { type LibraryVersion, NativeLibrary, type NativeLibraryProbe } from '@baracuda/types';
 import { loadAddon } from './addon.js';
 import type { NativeBinding } from './native.js';
 
@@ -22,36 +22,10 @@ export type {
 } from './native.js';
 
 /** cuBLASLt's version, decoded from `cublasLtGetVersion()`: `major * 10000 + minor * 100 + patch`. */
-export interface CublasLtVersion {
-  major: number;
-  minor: number;
-  patch: number;
-  /** What `cublasLtGetVersion()` gave, e.g. 130100 for 13.1.0. */
-  raw: number;
-}
+export type CublasLtVersion = LibraryVersion;
 
 /** What {@link probe} found. */
-export interface CublasLtProbe {
-  available: boolean;
-  version: CublasLtVersion | null;
-  /** The libcublasLt file loaded, or null. */
-  libraryPath: string | null;
-  /** Every path tried, in order, with its error ("" for the one that loaded). */
-  tried: LibrarySearchAttempt[];
-  /** Functions this addon binds that the loaded library does not export. */
-  missingSymbols: string[];
-  /** Why cuBLASLt is unavailable, or null. */
-  reason: string | null;
-}
-
-function decode(raw: number): CublasLtVersion {
-  return {
-    major: Math.floor(raw / 10000),
-    minor: Math.floor((raw % 10000) / 100),
-    patch: raw % 100,
-    raw,
-  };
-}
+export type CublasLtProbe = NativeLibraryProbe;
 
 const LIBRARY = 'libcublasLt.so.13 or libcublasLt.so.12 (cuBLASLt 12 or 13)';
 const SOLUTIONS = [
@@ -60,33 +34,20 @@ const SOLUTIONS = [
   'Or set BARACUDA_CUBLASLT_LIBRARY=/path/to/libcublasLt.so.13 (or the directory holding it)',
 ];
 
+/** cuBLASLt, loaded at the first call (probe, load and the raw functions share it). */
+const library = new NativeLibrary<NativeBinding>({
+  name: 'cuBLASLt',
+  library: LIBRARY,
+  solutions: SOLUTIONS,
+  loadAddon,
+});
+
 /**
  * Loads cuBLASLt if that was not tried yet, and reports what happened. Never throws: a missing
  * addon or library is reported as `available: false` with every path tried.
  */
 export function probe(): CublasLtProbe {
-  let native: NativeBinding;
-  try {
-    native = loadAddon();
-  } catch (error) {
-    return {
-      available: false,
-      version: null,
-      libraryPath: null,
-      tried: LibraryNotFoundError.isInstance(error) ? [...error.searched] : [],
-      missingSymbols: [],
-      reason: error instanceof Error ? error.message : String(error),
-    };
-  }
-  const found = native.probe();
-  return {
-    available: found.available,
-    version: found.available ? decode(found.version) : null,
-    libraryPath: found.available ? found.libraryPath : null,
-    tried: found.tried,
-    missingSymbols: found.missingSymbols,
-    reason: found.available ? null : found.reason,
-  };
+  return library.probe();
 }
 
 /**
@@ -94,28 +55,7 @@ export function probe(): CublasLtProbe {
  * tried and how to install cuBLASLt when it cannot be loaded.
  */
 export function load(): CublasLtProbe {
-  const found = probe();
-  if (!found.available) {
-    throw new LibraryNotFoundError(LIBRARY, found.tried, SOLUTIONS, {
-      cause: new Error(found.reason ?? 'cuBLASLt is unavailable'),
-    });
-  }
-  return found;
-}
-
-let loaded: NativeBinding | undefined;
-let missing: { names: ReadonlySet<string>; library: string } | undefined;
-
-function lib(): NativeBinding {
-  if (loaded) return loaded;
-  const found = load();
-  const version = found.version;
-  missing = {
-    names: new Set(found.missingSymbols),
-    library: `${found.libraryPath} (cuBLASLt ${version ? `${version.major}.${version.minor}.${version.patch}` : 'unknown'})`,
-  };
-  loaded = loadAddon();
-  return loaded;
+  return library.load();
 }
 
 /** The addon's constant table (`native/cublaslt_decls.h`). Needs the addon, not cuBLASLt. */
@@ -127,26 +67,11 @@ export function nativeConstants(): Record<string, number> {
 type RawName = Extract<keyof NativeBinding, `cublasLt${string}`>;
 
 /**
- * The raw function `name`: loads cuBLASLt on its first call (throwing `LibraryNotFoundError` when
- * it cannot, and trying again on the next call); a function the loaded library does not export
- * is an `UnsupportedError` naming it, before any argument is read.
+ * The raw function `name`: loads the library on its first call, and refuses a function the loaded
+ * library does not export (see NativeLibrary in @baracuda/types).
  */
 function raw<K extends RawName>(name: K): NativeBinding[K] {
-  let native: ((...args: unknown[]) => unknown) | undefined;
-  const forward = (...args: unknown[]): unknown => {
-    if (native === undefined) {
-      const binding = lib();
-      if (missing?.names.has(name)) {
-        throw new UnsupportedError(
-          `${name} is not exported by ${missing.library}: this cuBLASLt cannot run it (probe().missingSymbols lists every such function)`,
-        );
-      }
-      native = binding[name] as (...args: unknown[]) => unknown;
-    }
-    return native(...args);
-  };
-  Object.defineProperty(forward, 'name', { value: name });
-  return forward as NativeBinding[K];
+  return library.raw(name);
 }
 
 const DOCS = 'https://docs.nvidia.com/cuda/cublas/';

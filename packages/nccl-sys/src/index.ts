@@ -2,7 +2,7 @@
  * @baracuda/nccl-sys: raw NCCL 2 bindings, one function per C function, same name and parameter
  * order (docs/ARCHITECTURE.md). libnccl.so.2 is loaded at the first call, never by `import`.
  */
-import { LibraryNotFoundError, type LibrarySearchAttempt, UnsupportedError } from '@baracuda/types';
+import { type LibraryVersion, NativeLibrary, type NativeLibraryProbe } from '@baracuda/types';
 import { loadAddon } from './addon.js';
 import type { NativeBinding } from './native.js';
 
@@ -10,36 +10,10 @@ export * from './constants.js';
 export type { NativeBinding, NativeProbe, NcclComm, StatusResult } from './native.js';
 
 /** NCCL's version, decoded as NCCL 2.9+ encodes it: `major * 10000 + minor * 100 + patch`. */
-export interface NcclVersion {
-  major: number;
-  minor: number;
-  patch: number;
-  /** What `ncclGetVersion()` gave, e.g. 22703 for 2.27.3. */
-  raw: number;
-}
+export type NcclVersion = LibraryVersion;
 
 /** What {@link probe} found. */
-export interface NcclProbe {
-  available: boolean;
-  version: NcclVersion | null;
-  /** The libnccl.so.2 file loaded, or null. */
-  libraryPath: string | null;
-  /** Every path tried, in order, with its error ("" for the one that loaded). */
-  tried: LibrarySearchAttempt[];
-  /** Functions this addon binds that the loaded library does not export. */
-  missingSymbols: string[];
-  /** Why NCCL is unavailable, or null. */
-  reason: string | null;
-}
-
-function decode(raw: number): NcclVersion {
-  return {
-    major: Math.floor(raw / 10000),
-    minor: Math.floor((raw % 10000) / 100),
-    patch: raw % 100,
-    raw,
-  };
-}
+export type NcclProbe = NativeLibraryProbe;
 
 const NCCL_LIBRARY = 'libnccl.so.2 (NCCL 2.10 or newer)';
 const NCCL_SOLUTIONS = [
@@ -48,62 +22,32 @@ const NCCL_SOLUTIONS = [
   'Or set BARACUDA_NCCL_LIBRARY=/path/to/libnccl.so.2 (or the directory holding it)',
 ];
 
+/** The C function behind each export (the async variant is ncclCommInitRank on a worker). */
+const C_NAME: Partial<Record<RawName, string>> = { ncclCommInitRankAsync: 'ncclCommInitRank' };
+
+/** NCCL, loaded at the first call (probe, load and the raw functions share it). */
+const library = new NativeLibrary<NativeBinding>({
+  name: 'NCCL',
+  library: NCCL_LIBRARY,
+  solutions: NCCL_SOLUTIONS,
+  loadAddon,
+  cName: (exportName) => C_NAME[exportName as RawName] ?? exportName,
+});
+
 /**
- * Loads NCCL if that was not tried yet, and reports what happened. Never throws: a missing addon
- * or library is reported as `available: false` with every path tried.
+ * Loads NCCL if that was not tried yet, and reports what happened. Never throws: a missing
+ * addon or library is reported as `available: false` with every path tried.
  */
 export function probe(): NcclProbe {
-  let native: NativeBinding;
-  try {
-    native = loadAddon();
-  } catch (error) {
-    return {
-      available: false,
-      version: null,
-      libraryPath: null,
-      tried: LibraryNotFoundError.isInstance(error) ? [...error.searched] : [],
-      missingSymbols: [],
-      reason: error instanceof Error ? error.message : String(error),
-    };
-  }
-  const found = native.probe();
-  return {
-    available: found.available,
-    version: found.available ? decode(found.version) : null,
-    libraryPath: found.available ? found.libraryPath : null,
-    tried: found.tried,
-    missingSymbols: found.missingSymbols,
-    reason: found.available ? null : found.reason,
-  };
+  return library.probe();
 }
 
 /**
- * Loads NCCL (once) and returns the probe. Throws `LibraryNotFoundError` listing every path tried
- * and how to install NCCL when it cannot be loaded.
+ * Loads NCCL (once) and returns the probe. Throws `LibraryNotFoundError` listing every path
+ * tried and how to install NCCL when it cannot be loaded.
  */
 export function load(): NcclProbe {
-  const found = probe();
-  if (!found.available) {
-    throw new LibraryNotFoundError(NCCL_LIBRARY, found.tried, NCCL_SOLUTIONS, {
-      cause: new Error(found.reason ?? 'NCCL is unavailable'),
-    });
-  }
-  return found;
-}
-
-let loaded: NativeBinding | undefined;
-let missing: { names: ReadonlySet<string>; library: string } | undefined;
-
-function lib(): NativeBinding {
-  if (loaded) return loaded;
-  const found = load();
-  const version = found.version;
-  missing = {
-    names: new Set(found.missingSymbols),
-    library: `${found.libraryPath} (NCCL ${version ? `${version.major}.${version.minor}.${version.patch}` : 'unknown'})`,
-  };
-  loaded = loadAddon();
-  return loaded;
+  return library.load();
 }
 
 /** The addon's constant table (`native/nccl_decls.h`). Needs the addon, not NCCL. */
@@ -114,31 +58,12 @@ export function nativeConstants(): Record<string, number> {
 /** The addon's exports that are NCCL calls. */
 type RawName = Extract<keyof NativeBinding, `nccl${string}`>;
 
-/** The C function behind each export (the async variant is ncclCommInitRank on a worker). */
-const C_NAME: Partial<Record<RawName, string>> = { ncclCommInitRankAsync: 'ncclCommInitRank' };
-
 /**
- * The raw function `name`: loads NCCL on its first call (throwing `LibraryNotFoundError` when it
- * cannot, and trying again on the next call); a function the loaded library does not export is
- * an `UnsupportedError` naming it, before any argument is read.
+ * The raw function `name`: loads the library on its first call, and refuses a function the loaded
+ * library does not export (see NativeLibrary in @baracuda/types).
  */
 function raw<K extends RawName>(name: K): NativeBinding[K] {
-  let native: ((...args: unknown[]) => unknown) | undefined;
-  const forward = (...args: unknown[]): unknown => {
-    if (native === undefined) {
-      const binding = lib();
-      const cName = C_NAME[name] ?? name;
-      if (missing?.names.has(cName)) {
-        throw new UnsupportedError(
-          `${cName} is not exported by ${missing.library}: this NCCL cannot run it (probe().missingSymbols lists every such function)`,
-        );
-      }
-      native = binding[name] as (...args: unknown[]) => unknown;
-    }
-    return native(...args);
-  };
-  Object.defineProperty(forward, 'name', { value: name });
-  return forward as NativeBinding[K];
+  return library.raw(name);
 }
 
 /** [ncclGetVersion](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetversion). */

@@ -2,6 +2,7 @@ export * from './element.js';
 export * from './errors.js';
 export * from './half.js';
 export * from './native-addon.js';
+export * from './native-library.js';
 export * from './plan.js';
 export * from './sku.js';
 export * from './tensor.js';
