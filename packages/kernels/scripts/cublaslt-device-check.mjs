@@ -1,10 +1,4 @@
 #!/usr/bin/env node
-import { TOLERANCES } from '../../conformance/src/check/tolerances.ts';
-import {
-  conv3dBackwardDataAt,
-  conv3dBackwardFilterAt,
-  conv3dForwardAt,
-} from '../../conformance/src/reference/index.ts';
 // Device check of the patch-embedding route on cuBLASLt (packages/cublaslt-sys, src/exec/lt-gemm.ts,
 // src/select/lt-gemm-candidate.ts), run on the GPU machine (bundled by scripts/device/pack.sh;
 // session.sh phase `cublaslt`):
@@ -24,13 +18,21 @@ import {
 // Prints one line per case and `cublaslt: N passed, M failed`; exit code 1 on any failure.
 import * as lt from '../../cublaslt-sys/dist/index.js';
 import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
-import { ElementKind, resolvePlanPreference } from '../../types/dist/index.js';
+import { resolvePlanPreference } from '../../types/dist/index.js';
 import { Conv3dDescriptor } from '../src/descriptor.ts';
 import { resolveOptions } from '../src/plan/options.ts';
 import { Conv3dPlan } from '../src/plan.ts';
 import { createCore } from '../src/select/create.ts';
 import { makeLtPatchGemm } from '../src/select/lt-gemm-candidate.ts';
-import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
+import { eventTimer } from './device-helpers.mjs';
+import {
+  BYTES,
+  checkPass,
+  KINDS,
+  operand as randomOperand,
+  seededRandom,
+  storage,
+} from './pass-check.mjs';
 
 let passed = 0;
 let failed = 0;
@@ -51,27 +53,8 @@ const v = found.version;
 console.log(`cuBLASLt ${v.major}.${v.minor}.${v.patch} from ${found.libraryPath}`);
 
 const stream = Stream.create();
-let seed = (Date.now() ^ 0xb1a5) >>> 0;
-function random() {
-  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-  return seed / 2 ** 32;
-}
-const KINDS = {
-  f32: ElementKind.F32,
-  tf32: ElementKind.F32,
-  f64: ElementKind.F64,
-  f16: ElementKind.F16,
-  bf16: ElementKind.Bf16,
-};
-const storage = (dtype) => (dtype === 'tf32' ? 'f32' : dtype);
-const BYTES = { f32: 4, f64: 8, f16: 2, bf16: 2 };
-
-function operand(element, count) {
-  const host = elementArray(element, count);
-  const values = new Float64Array(count);
-  for (let i = 0; i < count; i++) values[i] = storeElement(element, host, i, random() * 2 - 1);
-  return { host, values };
-}
+const random = seededRandom(0xb1a5);
+const operand = (element, count) => randomOperand(element, count, random);
 
 const SHAPES = [
   // The suite's videomae-patch (n 8; 2 for the reference), a Swin3D-style patch, an odd one.
@@ -120,15 +103,6 @@ function ltRoute(d, pass, allowTf32) {
 // ---------------------------------------------------------------------------------------------
 // 1. correctness against the f64 reference
 
-const SAMPLES = { fw: 1500, bwData: 1500, bwFilter: 300 };
-const at = { fw: conv3dForwardAt, bwData: conv3dBackwardDataAt, bwFilter: conv3dBackwardFilterAt };
-function sampleIndices(count, n) {
-  const set = new Set();
-  for (let i = 0; i < Math.min(32, count); i++) set.add(i).add(count - 1 - i);
-  while (set.size < Math.min(count, n)) set.add(Math.floor(random() * count));
-  return [...set];
-}
-
 for (const c of SHAPES) {
   for (const dtype of ['f32', 'tf32', 'f16', 'bf16', 'f64']) {
     for (const layout of ['ncdhw', 'ndhwc']) {
@@ -165,42 +139,26 @@ for (const c of SHAPES) {
             continue;
           }
           const name = made.route.info().name;
-          const out = pass === 'fw' ? 'y' : pass === 'bwData' ? 'x' : 'w';
-          const count = { x: d.xElements, w: d.wElements, y: d.yElements }[out];
-          const idx = sampleIndices(count, SAMPLES[pass]);
-          const ref =
-            pass === 'fw'
-              ? at.fw(p, x.values, w.values, idx)
-              : pass === 'bwData'
-                ? at.bwData(p, y.values, w.values, idx)
-                : at.bwFilter(p, x.values, y.values, idx);
-          const ins = { x, w, y };
-          for (const role of ['x', 'w', 'y'])
-            if (role !== out) bufs[role].uploadSync(ins[role].host);
-          for (const [alpha, beta] of [
-            [1, 0],
-            [2, 0.5],
-          ]) {
-            const prior = beta === 0 ? null : operand(el, count);
-            if (prior === null) bufs[out].memsetSync(0xff);
-            else bufs[out].uploadSync(prior.host);
-            made.run(
-              { x: bufs.x.devicePtr, w: bufs.w.devicePtr, y: bufs.y.devicePtr },
-              alpha,
-              beta,
-            );
-            const got = elementArray(el, count);
-            stream.synchronizeSync();
-            bufs[out].downloadSync(got);
-            const gotAt = idx.map((i) => loadElement(el, got, i));
-            const wantAt = idx.map((i, j) => alpha * ref[j] + (prior ? beta * prior.values[i] : 0));
-            const err = relL2(gotAt, wantAt);
-            const tol = TOLERANCES[dtype].relL2;
-            report(
-              err <= tol && name.includes('cuBLASLt'),
-              `${what} alpha=${alpha} beta=${beta}: rel L2 ${err.toExponential(2)} (tol ${tol}) [${name}]`,
-            );
-          }
+          const route = made;
+          checkPass({
+            stream,
+            pass,
+            dtype,
+            p,
+            ops: { x, w, y },
+            bufs,
+            random,
+            run: (alpha, beta) =>
+              route.run(
+                { x: bufs.x.devicePtr, w: bufs.w.devicePtr, y: bufs.y.devicePtr },
+                alpha,
+                beta,
+              ),
+            report,
+            what,
+            name,
+            ok: (n) => (n.includes('cuBLASLt') ? '' : 'not the cuBLASLt route '),
+          });
         } catch (error) {
           report(false, `${what}: threw ${error.message}`);
         } finally {

@@ -21,20 +21,21 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TOLERANCES } from '../../conformance/src/check/tolerances.ts';
-import {
-  conv3dBackwardDataAt,
-  conv3dBackwardFilterAt,
-  conv3dForwardAt,
-} from '../../conformance/src/reference/index.ts';
 import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
-import { ElementKind } from '../../types/dist/index.js';
 import { Conv3dDescriptor } from '../src/descriptor.ts';
 import { Conv3dPlan } from '../src/plan.ts';
 import { InverseMode, patchRoute, stemRoute } from '../src/space-to-depth.ts';
 import { gatherHost, inverseHost } from '../src/space-to-depth-host.ts';
 import { SpaceToDepthKernels } from '../src/space-to-depth-kernels.ts';
-import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
+import { elementArray, eventTimer } from './device-helpers.mjs';
+import {
+  BYTES,
+  checkPass,
+  KINDS,
+  operand as randomOperand,
+  seededRandom,
+  storage,
+} from './pass-check.mjs';
 import { mapCases, planCases, suite } from './s2d-device-shapes.mjs';
 
 const stream = Stream.create();
@@ -52,28 +53,8 @@ function report(ok, line) {
   console.log(`${ok ? 'PASS' : 'FAIL'} ${line}`);
 }
 
-let seed = (Date.now() ^ 0x5eed) >>> 0;
-function random() {
-  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-  return seed / 2 ** 32;
-}
-const KINDS = {
-  f32: ElementKind.F32,
-  tf32: ElementKind.F32,
-  f64: ElementKind.F64,
-  f16: ElementKind.F16,
-  bf16: ElementKind.Bf16,
-};
-const storage = (dtype) => (dtype === 'tf32' ? 'f32' : dtype);
-const BYTES = { f32: 4, f64: 8, f16: 2, bf16: 2 };
-
-/** Fresh random values in [-1, 1) as the element's bytes, and their values as rounded. */
-function operand(element, count) {
-  const host = elementArray(element, count);
-  const values = new Float64Array(count);
-  for (let i = 0; i < count; i++) values[i] = storeElement(element, host, i, random() * 2 - 1);
-  return { host, values };
-}
+const random = seededRandom(0x5eed);
+const operand = (element, count) => randomOperand(element, count, random);
 
 function problem(c, element, layout) {
   const [pd, ph, pw] = c.pad ?? [0, 0, 0];
@@ -169,15 +150,6 @@ const FORCED = {
   layoutDetour: 'never',
   bwDataAsForward: 'never',
 };
-const SAMPLES = { fw: 1500, bwData: 1500, bwFilter: 300 };
-const at = { fw: conv3dForwardAt, bwData: conv3dBackwardDataAt, bwFilter: conv3dBackwardFilterAt };
-
-function sampleIndices(count, n) {
-  const set = new Set();
-  for (let i = 0; i < Math.min(32, count); i++) set.add(i).add(count - 1 - i);
-  while (set.size < Math.min(count, n)) set.add(Math.floor(random() * count));
-  return [...set];
-}
 
 for (const c of planCases) {
   for (const dtype of ['f32', 'tf32', 'f16', 'bf16', 'f64']) {
@@ -216,41 +188,26 @@ for (const c of planCases) {
         try {
           const name = plan.algorithm(pass).name;
           const routed = name.includes('space-to-depth');
-          const out = pass === 'fw' ? 'y' : pass === 'bwData' ? 'x' : 'w';
-          const count = { x: d.xElements, w: d.wElements, y: d.yElements }[out];
-          const idx = sampleIndices(count, SAMPLES[pass]);
-          const ref =
-            pass === 'fw'
-              ? at.fw(p, x.values, w.values, idx)
-              : pass === 'bwData'
-                ? at.bwData(p, y.values, w.values, idx)
-                : at.bwFilter(p, x.values, y.values, idx);
-          const ins = { x, w, y };
-          for (const role of ['x', 'w', 'y'])
-            if (role !== out) bufs[role].uploadSync(ins[role].host);
-          for (const [alpha, beta] of [
-            [1, 0],
-            [2, 0.5],
-          ]) {
-            const prior = beta === 0 ? null : operand(el, count);
-            if (prior === null) bufs[out].memsetSync(0xff);
-            else bufs[out].uploadSync(prior.host);
-            const s = { alpha, beta };
-            if (pass === 'fw') plan.runFw({ x: bufs.x, w: bufs.w, y: bufs.y, ...s });
-            else if (pass === 'bwData') plan.runBwData({ w: bufs.w, dy: bufs.y, dx: bufs.x, ...s });
-            else plan.runDw({ x: bufs.x, dy: bufs.y, dw: bufs.w, ...s });
-            const got = elementArray(el, count);
-            stream.synchronizeSync();
-            bufs[out].downloadSync(got);
-            const gotAt = idx.map((i) => loadElement(el, got, i));
-            const wantAt = idx.map((i, j) => alpha * ref[j] + (prior ? beta * prior.values[i] : 0));
-            const err = relL2(gotAt, wantAt);
-            const tol = TOLERANCES[dtype].relL2;
-            report(
-              err <= tol && routed === c.route,
-              `${c.name} ${dtype} ${layout} ${pass} alpha=${alpha} beta=${beta}: rel L2 ${err.toExponential(2)} (tol ${tol}) ${routed === c.route ? '' : `route ${routed ? 'taken' : 'missing'} `}[${name}]`,
-            );
-          }
+          const s = (alpha, beta) => ({ alpha, beta });
+          checkPass({
+            stream,
+            pass,
+            dtype,
+            p,
+            ops: { x, w, y },
+            bufs,
+            random,
+            run: (alpha, beta) => {
+              if (pass === 'fw') plan.runFw({ x: bufs.x, w: bufs.w, y: bufs.y, ...s(alpha, beta) });
+              else if (pass === 'bwData')
+                plan.runBwData({ w: bufs.w, dy: bufs.y, dx: bufs.x, ...s(alpha, beta) });
+              else plan.runDw({ x: bufs.x, dy: bufs.y, dw: bufs.w, ...s(alpha, beta) });
+            },
+            report,
+            what: `${c.name} ${dtype} ${layout} ${pass}`,
+            name,
+            ok: () => (routed === c.route ? '' : `route ${routed ? 'taken' : 'missing'} `),
+          });
         } catch (error) {
           report(false, `${c.name} ${dtype} ${layout} ${pass}: threw ${error.message}`);
         }
