@@ -24,6 +24,12 @@ const noGpu = async (): Promise<GpuOpenResult> => ({
   details: ['CUDA driver: unavailable: libcuda.so.1 not found'],
 });
 const TINY = { n: 1, c: 2, cDown: 4, size: [4, 4, 6] as const };
+/**
+ * A small stage with 8 channels a layer for the passing run: with TINY's 2 channels, the bias
+ * gradient of bf16 rounding can cancel to near zero, so its relative L2 passed 3e-2 for about 1
+ * seed in 100 (3 of 300 seeds tried; seed 1074: db1 6.4e-2); with 8 channels none of 400 seeds did.
+ */
+const STEADY = { n: 1, c: 8, cDown: 8, size: [4, 4, 6] as const };
 
 describe('demo --stage', () => {
   it('without a GPU says so and runs the reference step of a reduced stage', async () => {
@@ -85,7 +91,7 @@ describe('demo --stage', () => {
 
   it('on a GPU (fake) trains one step, names every algorithm and checks every output', async () => {
     const r = recorder();
-    expect(await gpuStageDemo(new FakeGpu(), r.io, 2, TINY)).toBe(0);
+    expect(await gpuStageDemo(new FakeGpu(), r.io, 2, STEADY)).toBe(0);
     expect(r.out).toContain('dtype:   bf16 ndhwc (heuristic plans)');
     expect(
       r.out.filter((l) => /^(conv1|conv2|down|up) +(fw|bwData|bwFilter) +fake/.test(l)),
