@@ -219,6 +219,30 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       }
     });
 
+    it("quick-tunes a space-to-depth route's inner plan (not the inner heuristics' first alone)", async () => {
+      // Both configs serve the outer and the inner problem; the inner's second is twice as fast.
+      // Before the inner plan was quick-tuned, the route ran the inner heuristics' first (run 73:
+      // the I3D stem's folded f32 backward-filter took 47.6 ms there where the second took 25.3).
+      process.env.FAKE_CUDNN_ENGINES = '28~2;25~1';
+      process.env.FAKE_CUDA_LAUNCH_MS = '-0.25';
+      const d = patch();
+      const { plan, lines } = await quick(d, ['bwData'], {});
+      const route = 'patch GEMM: space-to-depth + engine 25 1×1×1';
+      expect(plan.algorithm('bwData').name).toBe(route);
+      // The outer's incumbent, then the route: made with its inner problem's own quick tune
+      // (2 of 2 timed), timed with that choice; then the outer's next config.
+      expect(lines).toEqual([
+        'bwData: quick 1/3 engine 28 2.000 ms',
+        'bwData: quick 1/2 engine 28 2.000 ms',
+        'bwData: quick 2/2 engine 25 1.000 ms',
+        'bwData: quick tune chose engine 25 (1.000 ms) of 2 timed',
+        `bwData: quick 2/3 ${route} 0.750 ms`,
+        'bwData: quick 3/3 engine 25 1.000 ms',
+        `bwData: quick tune chose ${route} (0.750 ms) of 3 timed`,
+      ]);
+      plan.dispose();
+    });
+
     it('makes no candidate after the budget is spent', async () => {
       process.env.FAKE_CUDNN_ENGINES = '28~1;5~2;6~3';
       const { budgetClock } = await import('./select/autotune/budget.js');

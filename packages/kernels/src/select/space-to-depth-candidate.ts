@@ -35,17 +35,19 @@ export function spaceToDepthRouteFor(
 }
 
 /**
- * The route of `pass` made, its inner problem a plan of its own (tuned for `pass` under its own
- * cache entry when the preference is autotune, within `budget` when given: the outer pass's, as a
- * layout detour's inner plan shares it, so that one pass's autotune stays within its budget);
- * null where no route applies, our transform kernels do not load, or an erratum refuses the
- * inner problem.
+ * The route of `pass` made, its inner problem a plan of its own, which `tuneInner` tunes for
+ * `pass` under its own cache entry: autotune's tunePass (within `budget` when given: the outer
+ * pass's, as a layout detour's inner plan shares it, so that one pass's autotune stays within its
+ * budget), or the default mode's quick tune (the inner problem's heuristics' first choice ran the
+ * I3D stem's folded f32 backward-filter in 47.6 ms where their second took 25.3 ms: run 73), or
+ * nothing. Null where no route applies, our transform kernels do not load, or an erratum refuses
+ * the inner problem.
  */
 export function* makeSpaceToDepth(
   core: PlanCore,
   pass: Conv3dPass,
   opts: ResolvedOptions,
-  tunePass: TunePass,
+  tuneInner: TunePass,
   budget?: TuneBudget,
 ): Generator<TimingEvent, SpaceToDepthExecutor<PlanCore> | null, void> {
   const applies = spaceToDepthRouteFor(core, opts);
@@ -62,7 +64,7 @@ export function* makeSpaceToDepth(
     throw error;
   }
   try {
-    if (inner.ctx.preference.algorithm === 'autotune') yield* tunePass(inner, pass, opts, budget);
+    yield* tuneInner(inner, pass, opts, budget);
   } catch (error) {
     inner.dispose();
     throw error;

@@ -35,6 +35,7 @@ import { candidates, finalizeAllowed, graphExec } from '../graph-choice.js';
 import { makeSpaceToDepth, spaceToDepthRouteFor } from '../space-to-depth-candidate.js';
 import type { TuneBench } from './bench.js';
 import type { TunedChoice } from './cache-codec.js';
+import type { TunePass } from './candidates.js';
 
 /** The engine configs the quick tune times at most (those that build), the incumbent's included. */
 export const QUICK_CONFIGS = 3;
@@ -222,7 +223,7 @@ function routeRun(
   };
 }
 
-/** Waits on nothing (the quick tune makes its routes' inner plans in heuristic mode: no tuning). */
+/** Waits on nothing. */
 function* noEvents(): Generator<TimingEvent, void, void> {}
 
 /** A candidate made without waiting on the GPU. */
@@ -233,10 +234,18 @@ function made(make: (bench: TuneBench) => QuickRun | null): QuickCandidate {
   };
 }
 
-/** The space-to-depth route of `pass` made where the shape qualifies and the option is 'tuned'. */
-export function* spaceToDepthExecutor(core: PlanCore, pass: Conv3dPass, opts: ResolvedOptions) {
+/**
+ * The space-to-depth route of `pass` made where the shape qualifies and the option is 'tuned', its
+ * inner plan tuned by `tuneInner` (the quick tune's own pass: see makeSpaceToDepth).
+ */
+export function* spaceToDepthExecutor(
+  core: PlanCore,
+  pass: Conv3dPass,
+  opts: ResolvedOptions,
+  tuneInner: TunePass,
+) {
   if (spaceToDepthRouteFor(core, opts)?.option !== 'tuned') return null;
-  return yield* makeSpaceToDepth(core, pass, opts, noEvents);
+  return yield* makeSpaceToDepth(core, pass, opts, tuneInner);
 }
 
 /**
@@ -249,6 +258,7 @@ export function quickCandidates(
   pass: Conv3dPass,
   opts: ResolvedOptions,
   engines: QuickEngines,
+  tuneInner: TunePass,
 ): { list: QuickCandidate[]; firstEngine: QuickCandidate } {
   const { ctx } = core;
   const list: QuickCandidate[] = [];
@@ -273,7 +283,7 @@ export function quickCandidates(
   }
   if (spaceToDepthRouteFor(core, opts)?.option === 'tuned') {
     list.push(function* (bench) {
-      const route = yield* spaceToDepthExecutor(core, pass, opts);
+      const route = yield* spaceToDepthExecutor(core, pass, opts, tuneInner);
       return route === null
         ? null
         : routeRun(core, pass, bench, 'spaceToDepth', route, () => route.dispose());

@@ -63,12 +63,21 @@ function* fromCache(
     return true;
   }
   if (cached.kind === 'spaceToDepth') {
-    const route = yield* spaceToDepthExecutor(core, pass, opts);
+    const route = yield* spaceToDepthExecutor(core, pass, opts, quickInner);
     if (route === null) return false;
     core.install(pass, cached, { depthwise: null, executor: route });
     return true;
   }
   return false;
+}
+
+/** A route's inner plan quick-tuned for `pass` (or its quick choice taken from the cache). */
+function* quickInner(
+  inner: PlanCore,
+  pass: Conv3dPass,
+  opts: ResolvedOptions,
+): Generator<TimingEvent, void, void> {
+  yield* quickTunePass(inner, pass, opts);
 }
 
 /** Quick-tune one pass of a heuristic plan, or take its quick choice from the cache. */
@@ -99,7 +108,7 @@ export function* quickTunePass(
   let graphKept = false;
   try {
     engines = quickEngines(core, graph);
-    const { list, firstEngine } = quickCandidates(core, pass, opts, engines);
+    const { list, firstEngine } = quickCandidates(core, pass, opts, engines, quickInner);
     // Nothing to choose between: the heuristics decide (as they do where only the legacy API
     // runs the pass, or only our kernel). Their one config is the pass's plan already.
     if (list.length < 2) {

@@ -53,7 +53,7 @@ export function* prepare(
   }
   if (spaceToDepthRouteFor(tuner, opts)?.option === 'always') {
     for (const pass of PASSES) {
-      const route = yield* makeSpaceToDepth(tunerOf(pass), pass, opts, tunePass);
+      const route = yield* makeSpaceToDepth(tunerOf(pass), pass, opts, tuneAsPlan);
       if (route !== null) tunerOf(pass).useRoute(pass, route);
     }
   }
@@ -68,6 +68,20 @@ export function* prepare(
     const from = tunerOf(pass);
     const selection = from === core ? undefined : from.selection.get(pass);
     if (selection !== undefined) core.selection.set(pass, selection);
+  }
+}
+
+/** A route's inner plan tuned as the plan's preference tunes its passes (or not at all). */
+function* tuneAsPlan(
+  inner: PlanCore,
+  pass: Conv3dPass,
+  opts: ResolvedOptions,
+  budget?: TuneBudget,
+): Generator<TimingEvent, void, void> {
+  const algorithm = inner.ctx.preference.algorithm;
+  if (algorithm === 'autotune') yield* tunePass(inner, pass, opts, budget);
+  else if (algorithm === 'heuristic' && opts.heuristic === 'quick-tune') {
+    yield* quickTunePass(inner, pass, opts);
   }
 }
 
