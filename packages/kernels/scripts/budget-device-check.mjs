@@ -139,12 +139,19 @@ for (const [name, dtype, layout, PASSES] of SHAPES) {
     }
     const cache = join(mkdtempSync(join(tmpdir(), 'baracuda-budget-')), 'cache.json');
     let plan;
+    const selectStart = performance.now();
     try {
       plan = await Conv3dPlan.select(
         stream,
         d,
         { ...preference, allowTf32: dtype === 'tf32' },
-        { autotuneCachePath: cache, passes: PASSES, ...options },
+        {
+          autotuneCachePath: cache,
+          passes: PASSES,
+          // Every progress line with the ms since select began: where a select's time goes.
+          onProgress: (m) => console.log(`  +${(performance.now() - selectStart).toFixed(0)} ms ${m}`),
+          ...options,
+        },
       );
     } catch (error) {
       check(false, `${name} ${dtype} ${layout} ${mode}: select failed: ${error.message}`);
