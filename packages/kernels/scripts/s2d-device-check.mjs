@@ -16,7 +16,8 @@
 //    tolerances.
 // 3. Timing (CUDA events, median of 30) of the route against cuDNN's heuristic choice on the
 //    suite's two shapes at full size (f16, bf16, both layouts, every pass), and cuDNN's autotuned
-//    best forward in bf16 NDHWC with its time to plan (S2D_AUTOTUNE=0 leaves that out).
+//    best forward in bf16 NDHWC with its time to plan (S2D_AUTOTUNE=0 leaves that out); then
+//    each transform of the route alone (gather, inverse) per call, with the bytes it moves per s.
 // Prints one line per case and `s2d: N passed, M failed`; exit code 1 on any failure.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -222,6 +223,32 @@ for (const c of planCases) {
 // 3. timing on the suite's shapes
 
 const time = eventTimer(stream, { warmup: 3, reps: 30 });
+
+/**
+ * The route's transforms alone, per call, with the rate at which they move bytes (read + written:
+ * H200's HBM3e peaks near 4.8 TB/s), so a run shows how far from bandwidth they are.
+ */
+function timeTransforms(c, d, dtype, layout, x, w) {
+  const route = patchRoute(d) ?? stemRoute(d);
+  if (route === null) return;
+  const bytes = BYTES[dtype];
+  const ops = [['x', route.x, x, d.xElements]];
+  if (route.w !== null) ops.push(['w', route.w, w, d.wElements]);
+  const line = [];
+  for (const [role, t, buf, count] of ops) {
+    const scratch = DeviceBuffer.alloc(t.elements * bytes);
+    const moved = (t.elements + count) * bytes;
+    const rate = (ms) => `${ms.toFixed(4)} ms ${(moved / ms / 1e6).toFixed(0)} GB/s`;
+    const ptr = [buf.devicePtr, scratch.devicePtr];
+    const g = time(() => kernels.gather(stream, ptr[0], ptr[1], t.gather, bytes));
+    const mode = InverseMode.Zero;
+    const el = KINDS[dtype];
+    const i = time(() => kernels.inverse(stream, ptr[1], ptr[0], t.inverse, mode, 0, el, bytes));
+    line.push(`${role} gather ${rate(g)}, ${role} inverse ${rate(i)}`);
+    scratch.dispose();
+  }
+  console.log(`TIME ${c.name} ${dtype} ${layout} transforms: ${line.join('; ')}`);
+}
 const NO_ROUTES = { ...FORCED, patchGemm: 'never', stemSpaceToDepth: 'never' };
 const autotune = process.env.S2D_AUTOTUNE !== '0';
 const cachePath = join(mkdtempSync(join(tmpdir(), 's2d-')), 'autotune.json');
@@ -277,6 +304,7 @@ try {
           }
           console.log(`TIME ${c.name} ${dtype} ${layout} ${pass}: ${line.join('; ')}`);
         }
+        timeTransforms(c, d, dtype, layout, x, w);
         for (const [, pl] of plans) pl.dispose();
         for (const b of bufs) b.dispose();
       }
