@@ -35,6 +35,8 @@ struct GatherMap {
   long long base;
   long long total;
   unsigned long long div[8];
+  // Consecutive out elements per thread (1-4, the host's choice): see gather().
+  long long perThread;
 };
 
 struct InverseMap {
@@ -77,30 +79,53 @@ __device__ __forceinline__ void addTo(long long a, C v, C& c0, C& c1, C& c2) {
 
 // I: the index type of the out decomposition (32-bit where the total fits, with fast division);
 // offsets are 64-bit either way. C: the coordinates' type, 32-bit on the 32-bit path (a
-// coordinate lies in [-pad, total)).
+// coordinate lies in [-pad, total)). Each thread moves `perThread` consecutive out elements: it
+// decomposes the first one's index, then steps the innermost index with carries into the outer
+// ones (an odometer), so the division chain is paid once per perThread elements.
 template <typename T, typename I, typename C>
 __device__ __forceinline__ void gather(const T* __restrict__ in, T* __restrict__ out,
                                        const GatherMap& m) {
   const I total = (I)m.total;
-  const I step = (I)gridDim.x * blockDim.x;
-  for (I o = (I)blockIdx.x * blockDim.x + threadIdx.x; o < total; o += step) {
+  const I per = (I)m.perThread;
+  const I step = (I)gridDim.x * blockDim.x * per;
+  for (I o = ((I)blockIdx.x * blockDim.x + threadIdx.x) * per; o < total; o += step) {
     I rem = o;
+    I idx[8];
     long long offset = m.base;
     C c0 = (C)-m.pad[0], c1 = (C)-m.pad[1], c2 = (C)-m.pad[2];
 #pragma unroll
     for (int k = 7; k >= 0; k--) {
+      idx[k] = 0;
       const I dim = (I)m.dims[k];
       // A dim of 1 (a patch's 1-deep kernel, a batch of 1) adds nothing: skip its division.
       if (dim == 1) continue;
       const I q = quotient(rem, dim, m.div[k]);
       const I i = rem - q * dim;
       rem = q;
+      idx[k] = i;
       offset += (long long)i * m.strides[k];
       addTo(m.axis[k], (C)i * (C)m.mul[k], c0, c1, c2);
     }
-    const bool inside = c0 >= 0 && c0 < (C)m.extent[0] && c1 >= 0 && c1 < (C)m.extent[1] &&
-                        c2 >= 0 && c2 < (C)m.extent[2];
-    out[o] = inside ? in[offset] : T(0);
+    for (I v = 0; v < per && o + v < total; v++) {
+      if (v > 0) {
+        // The next element: the innermost index up by one, carrying where it reaches its dim
+        // (never past the outermost: o + v < total).
+#pragma unroll
+        for (int k = 7; k >= 0; k--) {
+          const I dim = (I)m.dims[k];
+          if (dim == 1) continue;
+          offset += m.strides[k];
+          addTo(m.axis[k], (C)m.mul[k], c0, c1, c2);
+          if (++idx[k] < dim) break;
+          idx[k] = 0;
+          offset -= (long long)dim * m.strides[k];
+          addTo(m.axis[k], -((C)dim * (C)m.mul[k]), c0, c1, c2);
+        }
+      }
+      const bool inside = c0 >= 0 && c0 < (C)m.extent[0] && c1 >= 0 && c1 < (C)m.extent[1] &&
+                          c2 >= 0 && c2 < (C)m.extent[2];
+      out[o + v] = inside ? in[offset] : T(0);
+    }
   }
 }
 

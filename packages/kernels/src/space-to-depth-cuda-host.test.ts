@@ -1,8 +1,9 @@
 /**
  * cuda/space-to-depth.cu itself, compiled as host C++ (a shim for the CUDA built-ins, our own
  * stand-ins for the f16/bf16 conversions) and run on the parameters SpaceToDepthKernels packs,
- * equals the host emulation bit for bit: the index arithmetic of both kernels, the 32-bit fast
- * path, the grid-stride loop, the uncovered modes. (The real f16/bf16 intrinsics and the GPU
+ * equals the host emulation bit for bit: the index arithmetic of both kernels, the 32-bit path
+ * (fast division) and the 64-bit one, the gather's 1-4 elements per thread, the grid-stride
+ * loop, the uncovered modes. (The real f16/bf16 intrinsics and the GPU
  * itself are the device check's: scripts/s2d-device-check.mjs.) Skipped where no C++ compiler
  * is found.
  */
@@ -292,12 +293,17 @@ describe.skipIf(cxx === null)(
               const kernels = SpaceToDepthKernels.forDevice(fakeDevice, loader);
               if (kernels instanceof Error) throw kernels;
               const src = values(bytes, count);
-              kernels.gather(fakeStream, 0n, 0n, t.gather, bytes);
               const poison = new ARRAYS[bytes](t.elements).fill(bytes === 2 ? 0xffff : Number.NaN);
               const want = gatherHost(src, new ARRAYS[bytes](t.elements), t.gather);
-              for (const path of ['narrow', 'wide'] as const) {
-                const got = runHarness('gather', bytes, 7, launches[0]!.params, src, poison, path);
-                expect(Array.from(got), `gather ${path}`).toEqual(Array.from(want));
+              // 1-4 elements per thread: the odometer's carries through every dim, a last
+              // thread with fewer than perThread left, the grid-stride step of 7·perThread.
+              for (const per of [1, 2, 3, 4]) {
+                kernels.gather(fakeStream, 0n, 0n, t.gather, bytes, per);
+                const params = launches.at(-1)!.params;
+                for (const path of ['narrow', 'wide'] as const) {
+                  const got = runHarness('gather', bytes, 7, params, src, poison, path);
+                  expect(Array.from(got), `gather ${path} ${per}/thread`).toEqual(Array.from(want));
+                }
               }
               for (const [mode, beta] of [
                 [InverseMode.Zero, 0],

@@ -47,7 +47,7 @@ describe('the space-to-depth kernels', () => {
         expect(ptxEntryParams(SPACE_TO_DEPTH_PTX, name), name).toEqual(['.u64', '.u64', '.align']);
       }
     }
-    expect(structBytes('baracuda_s2d_gather_b16')).toBe(384);
+    expect(structBytes('baracuda_s2d_gather_b16')).toBe(392);
     expect(structBytes('baracuda_s2d_inverse_b64')).toBe(336);
   });
 
@@ -92,8 +92,19 @@ describe('the space-to-depth kernels', () => {
     const div = Array.from({ length: 8 }, (_, i) => g.getBigUint64(16 + (40 + i) * 8, true));
     expect(div).toEqual(route.x.gather.dims.map(fastDivisor));
     expect(div[0]).not.toBe(0n);
+    // Then the elements per thread (1 by default).
+    expect(g.getBigUint64(16 + 48 * 8, true)).toBe(1n);
     expect(gather!.l.grid).toEqual([Math.ceil(route.x.elements / 256), 1, 1]);
     expect(gather!.l.block).toEqual([256, 1, 1]);
+    // 3 per thread: a third of the threads.
+    kernels.gather(fakeStream, 0x1000n, 0x2000n, route.x.gather, 2, 3);
+    const three = launches.at(-1)!;
+    const per = new DataView(three.params.buffer, three.params.byteOffset).getBigUint64(
+      16 + 48 * 8,
+      true,
+    );
+    expect(per).toBe(3n);
+    expect(three.grid).toEqual([Math.ceil(route.x.elements / 3 / 256), 1, 1]);
     // The inverse's tail: total, mode, element kind (3: bf16), beta.
     const t = inverse!.v;
     const tail = 16 + 30 * 8;
@@ -116,6 +127,11 @@ describe('the space-to-depth kernels', () => {
     expect(() => kernels.gather(fakeStream, 0n, 0n, map, 1)).toThrow(
       'No space-to-depth kernel for 1-byte elements',
     );
+    for (const per of [0, 5, 1.5]) {
+      expect(() => kernels.gather(fakeStream, 0n, 0n, map, 2, per)).toThrow(
+        `A gather thread moves 1 to 4 elements, not ${per}`,
+      );
+    }
   });
 
   it('keeps the load error of a device where the PTX does not load', () => {
