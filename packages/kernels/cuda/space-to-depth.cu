@@ -12,7 +12,11 @@
 //            `count` is a position no element of in holds: zeroed, kept, or scaled by beta (the
 //            one place arithmetic happens, per the element kind `kind`).
 // One thread per out element, grid-stride; offsets are 64-bit, and so is the decomposition of
-// the out index where the total passes 2^31.
+// the out index where the total passes 2^31. Below that, each division by a dim (or a block) is
+// a multiply-high and a shift by the magic number the host packed beside it (`div`, see
+// src/fast-division.ts: m in the low 32 bits, the shift above): a 32-bit division is a chain of
+// ~20 instructions, and the chain of 5-8 of them per element was what the transforms spent their
+// time on, far more than moving the bytes.
 //
 // Regenerate src/space-to-depth-ptx.ts with `node scripts/gen-ptx.mjs` (needs nvcc).
 
@@ -30,6 +34,9 @@ struct GatherMap {
   long long extent[3];
   long long base;
   long long total;
+  unsigned long long div[8];
+  // Consecutive out elements per thread (1-4, the host's choice): see gather().
+  long long perThread;
 };
 
 struct InverseMap {
@@ -47,35 +54,78 @@ struct InverseMap {
   // The element kind for mode 2: 0 f32, 1 f64, 2 f16, 3 bf16.
   long long kind;
   double beta;
+  unsigned long long div[5];
+  unsigned long long blockDiv[3];
 };
 
-// I: the index type of the out decomposition (32-bit where the total fits: 64-bit division is
-// several times slower); offsets are 64-bit either way.
-template <typename T, typename I>
+// n / d by the magic number `magic` of d (exact for n < 2^31); d = 1 has none and is n itself.
+__device__ __forceinline__ unsigned quotient(unsigned n, unsigned d, unsigned long long magic) {
+  if (d == 1) return n;
+  return __umulhi(n, (unsigned)magic) >> (unsigned)(magic >> 32);
+}
+// Past 2^31 the magic numbers do not hold: plain 64-bit division.
+__device__ __forceinline__ unsigned long long quotient(unsigned long long n, unsigned long long d,
+                                                      unsigned long long) {
+  return n / d;
+}
+
+// coord[a] += v without indexing an array by a runtime value (that puts it in local memory).
+template <typename C>
+__device__ __forceinline__ void addTo(long long a, C v, C& c0, C& c1, C& c2) {
+  if (a == 0) c0 += v;
+  else if (a == 1) c1 += v;
+  else if (a == 2) c2 += v;
+}
+
+// I: the index type of the out decomposition (32-bit where the total fits, with fast division);
+// offsets are 64-bit either way. C: the coordinates' type, 32-bit on the 32-bit path (a
+// coordinate lies in [-pad, total)). Each thread moves `perThread` consecutive out elements: it
+// decomposes the first one's index, then steps the innermost index with carries into the outer
+// ones (an odometer), so the division chain is paid once per perThread elements.
+template <typename T, typename I, typename C>
 __device__ __forceinline__ void gather(const T* __restrict__ in, T* __restrict__ out,
                                        const GatherMap& m) {
   const I total = (I)m.total;
-  const I step = (I)gridDim.x * blockDim.x;
-  for (I o = (I)blockIdx.x * blockDim.x + threadIdx.x; o < total; o += step) {
+  const I per = (I)m.perThread;
+  const I step = (I)gridDim.x * blockDim.x * per;
+  for (I o = ((I)blockIdx.x * blockDim.x + threadIdx.x) * per; o < total; o += step) {
     I rem = o;
+    I idx[8];
     long long offset = m.base;
-    long long coord[3] = {-m.pad[0], -m.pad[1], -m.pad[2]};
+    C c0 = (C)-m.pad[0], c1 = (C)-m.pad[1], c2 = (C)-m.pad[2];
 #pragma unroll
     for (int k = 7; k >= 0; k--) {
+      idx[k] = 0;
       const I dim = (I)m.dims[k];
       // A dim of 1 (a patch's 1-deep kernel, a batch of 1) adds nothing: skip its division.
       if (dim == 1) continue;
-      const I q = rem / dim;
-      const long long i = (long long)(rem - q * dim);
+      const I q = quotient(rem, dim, m.div[k]);
+      const I i = rem - q * dim;
       rem = q;
-      offset += i * m.strides[k];
-      const long long a = m.axis[k];
-      if (a >= 0) coord[a] += i * m.mul[k];
+      idx[k] = i;
+      offset += (long long)i * m.strides[k];
+      addTo(m.axis[k], (C)i * (C)m.mul[k], c0, c1, c2);
     }
-    bool inside = true;
+    for (I v = 0; v < per && o + v < total; v++) {
+      if (v > 0) {
+        // The next element: the innermost index up by one, carrying where it reaches its dim
+        // (never past the outermost: o + v < total).
 #pragma unroll
-    for (int a = 0; a < 3; a++) inside = inside && coord[a] >= 0 && coord[a] < m.extent[a];
-    out[o] = inside ? in[offset] : T(0);
+        for (int k = 7; k >= 0; k--) {
+          const I dim = (I)m.dims[k];
+          if (dim == 1) continue;
+          offset += m.strides[k];
+          addTo(m.axis[k], (C)m.mul[k], c0, c1, c2);
+          if (++idx[k] < dim) break;
+          idx[k] = 0;
+          offset -= (long long)dim * m.strides[k];
+          addTo(m.axis[k], -((C)dim * (C)m.mul[k]), c0, c1, c2);
+        }
+      }
+      const bool inside = c0 >= 0 && c0 < (C)m.extent[0] && c1 >= 0 && c1 < (C)m.extent[1] &&
+                          c2 >= 0 && c2 < (C)m.extent[2];
+      out[o + v] = inside ? in[offset] : T(0);
+    }
   }
 }
 
@@ -110,20 +160,31 @@ __device__ __forceinline__ void inverse(const T* __restrict__ in, T* __restrict_
 #pragma unroll
     for (int k = 4; k >= 0; k--) {
       const I dim = (I)m.dims[k];
-      // A plain dim of 1 adds nothing (a spatial one still has its block and phase).
-      if (dim == 1 && m.axis[k] < 0) continue;
-      const I q = rem / dim;
-      const long long i = (long long)(rem - q * dim);
-      rem = q;
       const long long a = m.axis[k];
+      // A plain dim of 1 adds nothing (a spatial one still has its block and phase).
+      if (dim == 1 && a < 0) continue;
+      const I q = quotient(rem, dim, m.div[k]);
+      const I i = rem - q * dim;
+      rem = q;
       if (a < 0) {
-        offset += i * m.strides[k];
+        offset += (long long)i * m.strides[k];
       } else {
-        const I t = (I)(i + m.pad[a]);
-        const I block = (I)m.block[a];
-        const I j = t / block;
-        if ((long long)j >= m.count[a]) covered = false;
-        offset += (long long)j * m.blockStride[a] + (long long)(t - j * block) * m.phaseStride[a];
+        // Written out per axis: indexing the map's arrays by a runtime axis goes through memory.
+        const int ax = (int)a;
+        const long long pad = ax == 0 ? m.pad[0] : ax == 1 ? m.pad[1] : m.pad[2];
+        const long long blk = ax == 0 ? m.block[0] : ax == 1 ? m.block[1] : m.block[2];
+        const long long cnt = ax == 0 ? m.count[0] : ax == 1 ? m.count[1] : m.count[2];
+        const unsigned long long bdiv =
+            ax == 0 ? m.blockDiv[0] : ax == 1 ? m.blockDiv[1] : m.blockDiv[2];
+        const long long bs =
+            ax == 0 ? m.blockStride[0] : ax == 1 ? m.blockStride[1] : m.blockStride[2];
+        const long long ps =
+            ax == 0 ? m.phaseStride[0] : ax == 1 ? m.phaseStride[1] : m.phaseStride[2];
+        const I t = (I)(i + pad);
+        const I block = (I)blk;
+        const I j = quotient(t, block, bdiv);
+        if ((long long)j >= cnt) covered = false;
+        offset += (long long)j * bs + (long long)(t - j * block) * ps;
       }
     }
     if (covered) {
@@ -143,12 +204,14 @@ using baracuda_s2d::InverseMap;
 
 #define BARACUDA_S2D_KERNELS(SUFFIX, T)                                                      \
   extern "C" __global__ void baracuda_s2d_gather_##SUFFIX(const T* in, T* out, GatherMap m) { \
-    if (m.total < 0x80000000LL) baracuda_s2d::gather<T, unsigned>(in, out, m);               \
-    else baracuda_s2d::gather<T, unsigned long long>(in, out, m);                            \
+    if (m.total < 0x80000000LL) baracuda_s2d::gather<T, unsigned, int>(in, out, m);          \
+    else baracuda_s2d::gather<T, unsigned long long, long long>(in, out, m);                 \
   }                                                                                          \
   extern "C" __global__ void baracuda_s2d_inverse_##SUFFIX(const T* in, T* out,              \
                                                            InverseMap m) {                   \
-    if (m.total < 0x80000000LL) baracuda_s2d::inverse<T, unsigned>(in, out, m);              \
+    /* t = i + pad < total + pad must stay below 2^31 for the magic numbers too. */          \
+    if (m.total + m.pad[0] + m.pad[1] + m.pad[2] < 0x80000000LL)                             \
+      baracuda_s2d::inverse<T, unsigned>(in, out, m);                                        \
     else baracuda_s2d::inverse<T, unsigned long long>(in, out, m);                           \
   }
 

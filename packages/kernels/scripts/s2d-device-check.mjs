@@ -3,9 +3,9 @@
 // convolution; cuda/space-to-depth.cu → src/space-to-depth-ptx.ts, exec/space-to-depth.ts), run
 // on the GPU machine (bundled by scripts/device/pack.sh; session.sh phase `s2d`):
 //   node s2d-device-check.mjs
-// 1. Our transform kernels against their host emulation, bit for bit: the gather and the inverse
-//    (uncovered positions zeroed, kept, scaled) of patch and stem maps, every element size, both
-//    layouts, on fresh random values, destinations poisoned.
+// 1. Our transform kernels against their host emulation, bit for bit: the gather (1 and 3
+//    elements per thread) and the inverse (uncovered positions zeroed, kept, scaled) of patch and
+//    stem maps, every element size, both layouts, on fresh random values, destinations poisoned.
 // 2. Plans with the routes forced on (`patchGemm` / `stemSpaceToDepth: 'always'`): every pass ×
 //    f32/tf32/f16/bf16/f64 × both layouts, on the suite's videomae-patch and i3d-stem (batch cut
 //    for the host reference), held-out patches (2×4×4 Swin-style, 1×8×8, 4×4×4, non-divisible
@@ -16,7 +16,9 @@
 //    tolerances.
 // 3. Timing (CUDA events, median of 30) of the route against cuDNN's heuristic choice on the
 //    suite's two shapes at full size (f16, bf16, both layouts, every pass), and cuDNN's autotuned
-//    best forward in bf16 NDHWC with its time to plan (S2D_AUTOTUNE=0 leaves that out).
+//    best forward in bf16 NDHWC with its time to plan (S2D_AUTOTUNE=0 leaves that out); then
+//    each transform of the route alone per call, with the bytes it moves per s (the gather at 1,
+//    2 and 4 elements per thread, the inverse).
 // Prints one line per case and `s2d: N passed, M failed`; exit code 1 on any failure.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,17 +96,20 @@ for (const dtype of ['f32', 'f64', 'f16', 'bf16']) {
         const a = DeviceBuffer.alloc(count * bytes);
         const b = DeviceBuffer.alloc(t.elements * bytes);
         a.uploadSync(src);
-        b.memsetSync(0xff);
-        kernels.gather(stream, a.devicePtr, b.devicePtr, t.gather, bytes);
-        const got = elementArray(dtype, t.elements);
-        stream.synchronizeSync();
-        b.downloadSync(got);
         const want = gatherHost(src, elementArray(dtype, t.elements), t.gather);
         const what = `${dtype} ${layout} ${route.kind} ${role} k=${c.k} in=${c.in}`;
-        report(
-          got.every((v, i) => Object.is(v, want[i])),
-          `kernel gather ${what} (${t.elements} elements)`,
-        );
+        // One element per thread (the default) and 3 (the odometer, a short last thread).
+        for (const per of [1, 3]) {
+          b.memsetSync(0xff);
+          kernels.gather(stream, a.devicePtr, b.devicePtr, t.gather, bytes, per);
+          const got = elementArray(dtype, t.elements);
+          stream.synchronizeSync();
+          b.downloadSync(got);
+          report(
+            got.every((v, i) => Object.is(v, want[i])),
+            `kernel gather ${per}/thread ${what} (${t.elements} elements)`,
+          );
+        }
         // The inverse of a fresh random transformed tensor, over a fresh random prior.
         for (const [mode, beta] of [
           [InverseMode.Zero, 0],
@@ -222,6 +227,36 @@ for (const c of planCases) {
 // 3. timing on the suite's shapes
 
 const time = eventTimer(stream, { warmup: 3, reps: 30 });
+
+/**
+ * The route's transforms alone, per call, with the rate at which they move bytes (read + written:
+ * H200's HBM3e peaks near 4.8 TB/s), so a run shows how far from bandwidth they are.
+ */
+function timeTransforms(c, d, dtype, layout, x, w) {
+  const route = patchRoute(d) ?? stemRoute(d);
+  if (route === null) return;
+  const bytes = BYTES[dtype];
+  const ops = [['x', route.x, x, d.xElements]];
+  if (route.w !== null) ops.push(['w', route.w, w, d.wElements]);
+  const line = [];
+  for (const [role, t, buf, count] of ops) {
+    const scratch = DeviceBuffer.alloc(t.elements * bytes);
+    const moved = (t.elements + count) * bytes;
+    const rate = (ms) => `${ms.toFixed(4)} ms ${(moved / ms / 1e6).toFixed(0)} GB/s`;
+    const ptr = [buf.devicePtr, scratch.devicePtr];
+    // The gather at 1 (the default), 2 and 4 elements per thread: which to make the default.
+    for (const per of [1, 2, 4]) {
+      const g = time(() => kernels.gather(stream, ptr[0], ptr[1], t.gather, bytes, per));
+      line.push(`${role} gather ${per}/thread ${rate(g)}`);
+    }
+    const mode = InverseMode.Zero;
+    const el = KINDS[dtype];
+    const i = time(() => kernels.inverse(stream, ptr[1], ptr[0], t.inverse, mode, 0, el, bytes));
+    line.push(`${role} inverse ${rate(i)}`);
+    scratch.dispose();
+  }
+  console.log(`TIME ${c.name} ${dtype} ${layout} transforms: ${line.join('; ')}`);
+}
 const NO_ROUTES = { ...FORCED, patchGemm: 'never', stemSpaceToDepth: 'never' };
 const autotune = process.env.S2D_AUTOTUNE !== '0';
 const cachePath = join(mkdtempSync(join(tmpdir(), 's2d-')), 'autotune.json');
@@ -277,6 +312,7 @@ try {
           }
           console.log(`TIME ${c.name} ${dtype} ${layout} ${pass}: ${line.join('; ')}`);
         }
+        timeTransforms(c, d, dtype, layout, x, w);
         for (const [, pl] of plans) pl.dispose();
         for (const b of bufs) b.dispose();
       }

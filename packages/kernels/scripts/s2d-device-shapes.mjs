@@ -2,9 +2,14 @@
 // against the f64 reference (the suite's rows with their batch cut, held-out shapes, shapes the
 // routes must not take) and the suite's two rows it times at full size (conv3d-suite.json).
 
-/** Problems whose transform maps the kernel check runs (a patch, two stems). */
+/**
+ * Problems whose transform maps the kernel check runs (three patches, two stems): the fast
+ * division's divisors of 1 (a 1-deep block, a batch of 1) and VideoMAE's 16s and 14s among them.
+ */
 export const mapCases = [
   { cIn: 3, cOut: 4, n: 2, in: [5, 9, 10], k: [2, 4, 4], stride: [2, 4, 4] },
+  { cIn: 3, cOut: 4, n: 1, in: [3, 17, 20], k: [1, 8, 8], stride: [1, 8, 8] },
+  { cIn: 3, cOut: 4, n: 1, in: [4, 224, 224], k: [2, 16, 16], stride: [2, 16, 16] },
   { cIn: 3, cOut: 4, n: 1, in: [9, 10, 11], k: [7, 7, 7], stride: [2, 2, 2], pad: [3, 3, 3] },
   { cIn: 2, cOut: 3, n: 2, in: [7, 8, 9], k: [5, 3, 4], stride: [2, 2, 2], pad: [2, 1, 0] },
 ];

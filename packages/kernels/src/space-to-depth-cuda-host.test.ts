@@ -1,8 +1,9 @@
 /**
  * cuda/space-to-depth.cu itself, compiled as host C++ (a shim for the CUDA built-ins, our own
  * stand-ins for the f16/bf16 conversions) and run on the parameters SpaceToDepthKernels packs,
- * equals the host emulation bit for bit: the index arithmetic of both kernels, the 32-bit fast
- * path, the grid-stride loop, the uncovered modes. (The real f16/bf16 intrinsics and the GPU
+ * equals the host emulation bit for bit: the index arithmetic of both kernels, the 32-bit path
+ * (fast division) and the 64-bit one, the gather's 1-4 elements per thread, the grid-stride
+ * loop, the uncovered modes. (The real f16/bf16 intrinsics and the GPU
  * itself are the device check's: scripts/s2d-device-check.mjs.) Skipped where no C++ compiler
  * is found.
  */
@@ -15,6 +16,7 @@ import { ElementKind, f32ToBf16Bits, f32ToF16Bits } from '@baracuda/types';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
+import { fastDivisor } from './fast-division.js';
 import { recordingLoader } from './ptx.test-helpers.js';
 import { InverseMode, type OperandTransform, patchRoute, stemRoute } from './space-to-depth.js';
 import { gatherHost, inverseHost } from './space-to-depth-host.js';
@@ -35,6 +37,7 @@ static inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f
 static inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
 static inline long long __double_as_longlong(double d) { long long v; std::memcpy(&v, &d, 8); return v; }
 static inline double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, 8); return d; }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 `;
 const FP16 = `
 #pragma once
@@ -56,7 +59,11 @@ static inline __nv_bfloat16 __float2bfloat16_rn(float x) {
   return __nv_bfloat16{(unsigned short)(u >> 16)};
 }
 `;
-/** argv: gather|inverse, element bytes, threads, params.bin, in.bin, out.bin (read, then written). */
+/**
+ * argv: gather|inverse, element bytes, threads, params.bin, in.bin, out.bin (read, then written),
+ * then \`wide\` to run the 64-bit path (plain division) on a map of any size; or
+ * divide, records.bin (u32 n, d, magic low, magic high each), quotients.bin (written).
+ */
 const HARNESS = `
 #include <cstdio>
 #include <cstdlib>
@@ -71,11 +78,23 @@ static std::vector<char> slurp(const char* path) {
   std::fclose(f);
   return v;
 }
+template <typename T> static void wide(bool gather, std::vector<char>& p, std::vector<char>& in,
+                                       std::vector<char>& out) {
+  if (gather) {
+    GatherMap m; std::memcpy(&m, p.data(), sizeof m);
+    baracuda_s2d::gather<T, unsigned long long, long long>((const T*)in.data(), (T*)out.data(), m);
+  } else {
+    InverseMap m; std::memcpy(&m, p.data(), sizeof m);
+    baracuda_s2d::inverse<T, unsigned long long>((const T*)in.data(), (T*)out.data(), m);
+  }
+}
 template <typename T> static void run(bool gather, unsigned threads, std::vector<char>& p,
-                                      std::vector<char>& in, std::vector<char>& out) {
+                                      std::vector<char>& in, std::vector<char>& out, bool big) {
   blockDim.x = threads; gridDim.x = 1; blockIdx.x = 0;
   for (threadIdx.x = 0; threadIdx.x < threads; threadIdx.x++) {
-    if (gather) {
+    if (big) {
+      wide<T>(gather, p, in, out);
+    } else if (gather) {
       GatherMap m; std::memcpy(&m, p.data(), sizeof m);
       if (sizeof(T) == 2) baracuda_s2d_gather_b16((const unsigned short*)in.data(), (unsigned short*)out.data(), m);
       if (sizeof(T) == 4) baracuda_s2d_gather_b32((const unsigned*)in.data(), (unsigned*)out.data(), m);
@@ -88,14 +107,28 @@ template <typename T> static void run(bool gather, unsigned threads, std::vector
     }
   }
 }
+static int divide(const char* records, const char* quotients) {
+  std::vector<char> r = slurp(records);
+  std::vector<unsigned> q(r.size() / 16);
+  for (size_t k = 0; k < q.size(); k++) {
+    unsigned v[4]; std::memcpy(v, r.data() + 16 * k, 16);
+    q[k] = baracuda_s2d::quotient(v[0], v[1], (unsigned long long)v[3] << 32 | v[2]);
+  }
+  std::FILE* f = std::fopen(quotients, "wb");
+  std::fwrite(q.data(), 4, q.size(), f);
+  std::fclose(f);
+  return 0;
+}
 int main(int argc, char** argv) {
+  if (argv[1][0] == 'd') return divide(argv[2], argv[3]);
   bool gather = argv[1][0] == 'g';
+  bool big = argc > 7 && argv[7][0] == 'w';
   int bytes = std::atoi(argv[2]);
   unsigned threads = (unsigned)std::atoi(argv[3]);
   std::vector<char> p = slurp(argv[4]), in = slurp(argv[5]), out = slurp(argv[6]);
-  if (bytes == 2) run<unsigned short>(gather, threads, p, in, out);
-  if (bytes == 4) run<unsigned>(gather, threads, p, in, out);
-  if (bytes == 8) run<unsigned long long>(gather, threads, p, in, out);
+  if (bytes == 2) run<unsigned short>(gather, threads, p, in, out, big);
+  if (bytes == 4) run<unsigned>(gather, threads, p, in, out, big);
+  if (bytes == 8) run<unsigned long long>(gather, threads, p, in, out, big);
   std::FILE* f = std::fopen(argv[6], "wb");
   std::fwrite(out.data(), 1, out.size(), f);
   std::fclose(f);
@@ -175,6 +208,7 @@ function runHarness(
   params: Uint8Array,
   input: ArrayBufferView,
   output: ArrayBufferView,
+  path: 'narrow' | 'wide' = 'narrow',
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'baracuda-s2d-run-'));
   const file = (name: string, v: ArrayBufferView) => {
@@ -189,14 +223,37 @@ function runHarness(
     file('params.bin', params.subarray(16)),
     file('in.bin', input),
     out,
+    path,
   ]);
   const back = readFileSync(out);
   return new ARRAYS[bytes](back.buffer.slice(back.byteOffset, back.byteOffset + back.byteLength));
 }
 
-function problem(layout: 'ncdhw' | 'ndhwc', k: number[], stride: number[], pad: number[]) {
+/** The harness's quotients of `pairs` [n, d] with our magic numbers (the kernels' quotient()). */
+function harnessQuotients(pairs: readonly (readonly [number, number])[]): number[] {
+  const dir = mkdtempSync(join(tmpdir(), 'baracuda-s2d-div-'));
+  const records = new Uint32Array(pairs.length * 4);
+  pairs.forEach(([n, d], k) => {
+    const magic = fastDivisor(d);
+    records.set([n, d, Number(magic & 0xffffffffn), Number(magic >> 32n)], 4 * k);
+  });
+  writeFileSync(join(dir, 'records.bin'), records);
+  execFileSync(harness!, ['divide', join(dir, 'records.bin'), join(dir, 'q.bin')]);
+  const back = readFileSync(join(dir, 'q.bin'));
+  return Array.from(
+    new Uint32Array(back.buffer.slice(back.byteOffset, back.byteOffset + back.byteLength)),
+  );
+}
+
+function problem(
+  layout: 'ncdhw' | 'ndhwc',
+  k: number[],
+  stride: number[],
+  pad: number[],
+  batch = 2,
+) {
   return Conv3dDescriptor.create({
-    batch: 2,
+    batch,
     cIn: 3,
     dIn: 7,
     hIn: 9,
@@ -221,6 +278,8 @@ describe.skipIf(cxx === null)(
     for (const layout of ['ncdhw', 'ndhwc'] as const) {
       const routes = [
         ['patch 2×4×4', patchRoute(problem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0]))!],
+        // Blocks of 1 (d = 1 has no magic number) and a batch of 1 (a dim of 1).
+        ['patch 1×3×5 batch 1', patchRoute(problem(layout, [1, 3, 5], [1, 3, 5], [0, 0, 0], 1))!],
         ['stem 5×3×4 pad 2,1,0', stemRoute(problem(layout, [5, 3, 4], [2, 2, 2], [2, 1, 0]))!],
       ] as const;
       for (const [name, route] of routes) {
@@ -234,11 +293,18 @@ describe.skipIf(cxx === null)(
               const kernels = SpaceToDepthKernels.forDevice(fakeDevice, loader);
               if (kernels instanceof Error) throw kernels;
               const src = values(bytes, count);
-              kernels.gather(fakeStream, 0n, 0n, t.gather, bytes);
               const poison = new ARRAYS[bytes](t.elements).fill(bytes === 2 ? 0xffff : Number.NaN);
-              const got = runHarness('gather', bytes, 7, launches[0]!.params, src, poison);
               const want = gatherHost(src, new ARRAYS[bytes](t.elements), t.gather);
-              expect(Array.from(got)).toEqual(Array.from(want));
+              // 1-4 elements per thread: the odometer's carries through every dim, a last
+              // thread with fewer than perThread left, the grid-stride step of 7·perThread.
+              for (const per of [1, 2, 3, 4]) {
+                kernels.gather(fakeStream, 0n, 0n, t.gather, bytes, per);
+                const params = launches.at(-1)!.params;
+                for (const path of ['narrow', 'wide'] as const) {
+                  const got = runHarness('gather', bytes, 7, params, src, poison, path);
+                  expect(Array.from(got), `gather ${path} ${per}/thread`).toEqual(Array.from(want));
+                }
+              }
               for (const [mode, beta] of [
                 [InverseMode.Zero, 0],
                 [InverseMode.Keep, 1],
@@ -247,9 +313,13 @@ describe.skipIf(cxx === null)(
                 const from = values(bytes, t.elements);
                 const prior = values(bytes, count);
                 kernels.inverse(fakeStream, 0n, 0n, t.inverse, mode, beta, KIND[bytes], bytes);
-                const back = runHarness('inverse', bytes, 5, launches.at(-1)!.params, from, prior);
                 const ref = inverseHost(from, prior.slice(), t.inverse, mode, beta, KIND[bytes]);
-                expect(Array.from(back), `mode ${mode} ${bytes}-byte`).toEqual(Array.from(ref));
+                const params = launches.at(-1)!.params;
+                for (const path of ['narrow', 'wide'] as const) {
+                  const back = runHarness('inverse', bytes, 5, params, from, prior, path);
+                  const what = `mode ${mode} ${bytes}-byte ${path}`;
+                  expect(Array.from(back), what).toEqual(Array.from(ref));
+                }
               }
             }
           }
@@ -257,5 +327,21 @@ describe.skipIf(cxx === null)(
         });
       }
     }
+
+    it("divides exactly with the host's magic numbers (the kernels' quotient(), every edge)", () => {
+      const pairs: [number, number][] = [];
+      const MAX = 2 ** 31 - 1;
+      const divisors = [...Array.from({ length: 4096 }, (_, i) => i + 1), 65_535, 65_536, 65_537];
+      for (let k = 13; k <= 30; k++) divisors.push(2 ** k - 1, 2 ** k, 2 ** k + 1);
+      divisors.push(1_000_000_007, MAX - 1, MAX);
+      for (const d of divisors) {
+        const top = Math.floor(MAX / d) * d;
+        for (const n of [0, d - 1, d, d + 1, 5 * d - 1, 5 * d, top - 1, top, MAX]) {
+          if (n >= 0 && n <= MAX) pairs.push([n, d]);
+        }
+      }
+      const want = pairs.map(([n, d]) => Math.floor(n / d));
+      expect(harnessQuotients(pairs)).toEqual(want);
+    });
   },
 );

@@ -1,11 +1,13 @@
 /**
  * The transform kernels' launches (a recording module, no GPU): the parameters packed as
- * cuda/space-to-depth.cu declares them, signed fields in two's complement, the grid.
+ * cuda/space-to-depth.cu declares them, signed fields in two's complement, the magic numbers of
+ * the fast division, the grid.
  */
 import { ElementKind } from '@baracuda/types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
+import { fastDivisor } from './fast-division.js';
 import { ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
 import { InverseMode, stemRoute } from './space-to-depth.js';
 import { SpaceToDepthKernels } from './space-to-depth-kernels.js';
@@ -45,8 +47,8 @@ describe('the space-to-depth kernels', () => {
         expect(ptxEntryParams(SPACE_TO_DEPTH_PTX, name), name).toEqual(['.u64', '.u64', '.align']);
       }
     }
-    expect(structBytes('baracuda_s2d_gather_b16')).toBe(320);
-    expect(structBytes('baracuda_s2d_inverse_b64')).toBe(272);
+    expect(structBytes('baracuda_s2d_gather_b16')).toBe(392);
+    expect(structBytes('baracuda_s2d_inverse_b64')).toBe(336);
   });
 
   it('packs the maps field by field, the pad offset as a negative 64-bit base', () => {
@@ -86,14 +88,33 @@ describe('the space-to-depth kernels', () => {
     // -(3·H·W·C + 3·W·C + 3·C) for NDHWC.
     expect(base).toBe(BigInt(-(3 * 10 * 11 * 3 + 3 * 11 * 3 + 3 * 3)));
     expect(Number(g.getBigInt64(16 + 39 * 8, true))).toBe(route.x.elements);
+    // Then the dims' magic numbers for the fast division (0 for a dim of 1).
+    const div = Array.from({ length: 8 }, (_, i) => g.getBigUint64(16 + (40 + i) * 8, true));
+    expect(div).toEqual(route.x.gather.dims.map(fastDivisor));
+    expect(div[0]).not.toBe(0n);
+    // Then the elements per thread (1 by default).
+    expect(g.getBigUint64(16 + 48 * 8, true)).toBe(1n);
     expect(gather!.l.grid).toEqual([Math.ceil(route.x.elements / 256), 1, 1]);
     expect(gather!.l.block).toEqual([256, 1, 1]);
+    // 3 per thread: a third of the threads.
+    kernels.gather(fakeStream, 0x1000n, 0x2000n, route.x.gather, 2, 3);
+    const three = launches.at(-1)!;
+    const per = new DataView(three.params.buffer, three.params.byteOffset).getBigUint64(
+      16 + 48 * 8,
+      true,
+    );
+    expect(per).toBe(3n);
+    expect(three.grid).toEqual([Math.ceil(route.x.elements / 3 / 256), 1, 1]);
     // The inverse's tail: total, mode, element kind (3: bf16), beta.
     const t = inverse!.v;
     const tail = 16 + 30 * 8;
     expect(Number(t.getBigInt64(tail, true))).toBe(stem.xElements);
     expect([t.getBigInt64(tail + 8, true), t.getBigInt64(tail + 16, true)]).toEqual([2n, 3n]);
     expect(t.getFloat64(tail + 24, true)).toBe(0.25);
+    // The dims' magic numbers, then the blocks' (2: m = 2^31, shift 0).
+    const magic = Array.from({ length: 8 }, (_, i) => t.getBigUint64(tail + 32 + i * 8, true));
+    expect(magic).toEqual([...route.x.inverse.dims, ...route.x.inverse.block].map(fastDivisor));
+    expect(magic.slice(5)).toEqual([2n ** 31n, 2n ** 31n, 2n ** 31n]);
   });
 
   it('launches nothing for an empty map, and refuses an element size it has no kernel for', () => {
@@ -106,6 +127,11 @@ describe('the space-to-depth kernels', () => {
     expect(() => kernels.gather(fakeStream, 0n, 0n, map, 1)).toThrow(
       'No space-to-depth kernel for 1-byte elements',
     );
+    for (const per of [0, 5, 1.5]) {
+      expect(() => kernels.gather(fakeStream, 0n, 0n, map, 2, per)).toThrow(
+        `A gather thread moves 1 to 4 elements, not ${per}`,
+      );
+    }
   });
 
   it('keeps the load error of a device where the PTX does not load', () => {

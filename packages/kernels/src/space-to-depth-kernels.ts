@@ -4,6 +4,7 @@
  * @internal
  */
 import { ElementKind } from '@baracuda/types';
+import { fastDivisor } from './fast-division.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
 import type { GatherMap, InverseMap, InverseMode } from './space-to-depth.js';
 import { SPACE_TO_DEPTH_PTX } from './space-to-depth-ptx.js';
@@ -40,8 +41,8 @@ function grid(total: number): [number, number, number] {
 export class SpaceToDepthKernels {
   readonly #gather: Record<number, KernelFunctionLike>;
   readonly #inverse: Record<number, KernelFunctionLike>;
-  /** in, out, then the map struct: 8-byte fields (GatherMap 320 bytes, InverseMap 272). */
-  readonly #params: KernelParamsLike = new driver.KernelParams(16 + 320);
+  /** in, out, then the map struct: 8-byte fields (GatherMap 392 bytes, InverseMap 336). */
+  readonly #params: KernelParamsLike = new driver.KernelParams(16 + 392);
 
   private constructor(
     gather: Record<number, KernelFunctionLike>,
@@ -51,8 +52,21 @@ export class SpaceToDepthKernels {
     this.#inverse = inverse;
   }
 
-  /** Enqueue `dst = gather(src)` on `stream` (see {@link GatherMap}). */
-  gather(stream: StreamLike, src: bigint, dst: bigint, map: GatherMap, elementBytes: number): void {
+  /**
+   * Enqueue `dst = gather(src)` on `stream` (see {@link GatherMap}), each thread moving
+   * `perThread` (1-4) consecutive elements of dst: one index decomposition per thread, the rest
+   * stepped. 1, the default, until a GPU run shows more is faster (s2d-device-check times each).
+   */
+  gather(
+    stream: StreamLike,
+    src: bigint,
+    dst: bigint,
+    map: GatherMap,
+    elementBytes: number,
+    perThread = 1,
+  ): void {
+    if (!Number.isInteger(perThread) || perThread < 1 || perThread > 4)
+      throw new RangeError(`A gather thread moves 1 to 4 elements, not ${perThread}`);
     if (map.total === 0) return;
     const p = this.#params.reset().ptr(src).ptr(dst);
     for (const v of map.dims) p.u64(v);
@@ -62,9 +76,12 @@ export class SpaceToDepthKernels {
     for (const v of map.pad) p.u64(v);
     for (const v of map.extent) p.u64(v);
     p.u64(i64(map.base)).u64(map.total);
+    // The dims' magic numbers for the kernel's fast division (see fast-division.ts).
+    for (const v of map.dims) p.u64(fastDivisor(v));
+    p.u64(perThread);
     this.#fn(this.#gather, elementBytes).launch(
       stream,
-      grid(map.total),
+      grid(Math.ceil(map.total / perThread)),
       [BLOCK, 1, 1],
       0,
       p.bytes(),
@@ -94,6 +111,8 @@ export class SpaceToDepthKernels {
       .u64(mode)
       .u64(KIND_CODE[element] ?? 0)
       .f64(beta);
+    for (const v of map.dims) p.u64(fastDivisor(v));
+    for (const v of map.block) p.u64(fastDivisor(v));
     this.#fn(this.#inverse, elementBytes).launch(
       stream,
       grid(map.total),
