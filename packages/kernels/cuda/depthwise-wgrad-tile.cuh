@@ -8,8 +8,10 @@
 // loads each tap from global memory at a per-tap offset, takes a bounds-checked path at the
 // borders and splits 27 taps over two blocks that each redo the position work. Here, for each
 // output depth, the block stages the kD input slices it reads (rows and columns padded with zeros
-// to the output plane plus the filter's reach, so no load needs a bounds check) and the dy plane
-// in shared memory, in the accumulator type. Each thread then sums ALL taps (at most kWgradTileTaps)
+// to the output plane plus the filter's reach, so no load needs a bounds check) in shared memory,
+// in the accumulator type. dy is read straight from global memory, coalesced: each element once,
+// so staging it would buy nothing and would cost shared memory (without it a 56x56 plane's f32
+// tile fits in 48 KiB). Each thread then sums ALL taps (at most kWgradTileTaps)
 // in registers over its fixed positions of the plane, tid, tid + blockDim.x, ..., stepping its
 // (row, column) by adding, with no division. The block adds its threads' sums as `wgradSplit`
 // does: a butterfly in each warp, then the warps in order. So the result is a fixed function of
@@ -19,7 +21,7 @@
 constexpr int kWgradTileTaps = 27;
 
 // grid (channels, slots); block (a multiple of 32, at most 256); dynamic shared memory
-// (kD * Hp * Wp + outH * outW) * sizeof(Acc), Hp = outH + (kH-1)*dH, Wp = outW + (kW-1)*dW.
+// kD * Hp * Wp * sizeof(Acc), Hp = outH + (kH-1)*dH, Wp = outW + (kW-1)*dW.
 template <typename T, typename Acc>
 __device__ __forceinline__ void wgradTile(const T* __restrict__ x, const T* __restrict__ dy,
                                           Acc* __restrict__ partial, int batch, int channels,
@@ -31,7 +33,6 @@ __device__ __forceinline__ void wgradTile(const T* __restrict__ x, const T* __re
   const int hp = outH + (kH - 1) * dH, wp = outW + (kW - 1) * dW;
   const int slice = hp * wp;
   Acc* xs = reinterpret_cast<Acc*>(smemBytes);  // [kD][hp][wp]
-  Acc* gs = xs + kD * slice;                    // [outH][outW]
   const int tid = threadIdx.x, threads = blockDim.x;
   const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
   const int nTaps = kD * kH * kW;
@@ -74,12 +75,10 @@ __device__ __forceinline__ void wgradTile(const T* __restrict__ x, const T* __re
         }
       }
       const T* g = grad + (i64)od * plane;
-      for (int r = warp; r < outH; r += warps)
-        for (int q = lane; q < outW; q += 32) gs[r * outW + q] = toAcc(g[r * outW + q]);
       __syncthreads();
       int oh = oh0, ow = ow0;
       for (int o = tid; o < plane; o += threads) {
-        const Acc v = gs[o];
+        const Acc v = toAcc(g[o]);
         const Acc* corner = xs + oh * wp + ow;
 #pragma unroll
         for (int j = 0; j < kWgradTileTaps; j++) {

@@ -30,8 +30,9 @@ import {
   depthwiseUnsupported,
 } from '../src/depthwise.ts';
 import { Conv3dPlan } from '../src/plan.ts';
-import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
-import { checkWgrad, desc, directDw } from './wgrad-x3d-check.mjs';
+import { desc, filler, operand } from './depthwise-operands.mjs';
+import { elementArray, eventTimer, loadElement, relL2 } from './device-helpers.mjs';
+import { checkWgrad, directDw } from './wgrad-x3d-check.mjs';
 
 const started = Date.now();
 const budgetS = Number(process.env.DEPTHWISE_BUDGET_S ?? 100);
@@ -51,15 +52,6 @@ const ELEMENTS = {
   f16: { kind: ElementKind.F16, bytes: 2, tol: 2e-3 },
   bf16: { kind: ElementKind.Bf16, bytes: 2, tol: 1.6e-2 },
 };
-
-/** Random values in [-1, 1) as the element's bytes, and their values as rounded (f64). */
-function operand(element, count) {
-  const host = elementArray(element, count);
-  const values = Float64Array.from({ length: count }, (_, i) =>
-    storeElement(element, host, i, Math.random() * 2 - 1),
-  );
-  return { host, values };
-}
 
 const shapes = [
   { c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
@@ -195,13 +187,6 @@ for (const spec of (process.env.DEPTHWISE_PTX_VARIANTS ?? '').split(',').filter(
     console.log(`FAIL: PTX variant ${label} did not load: ${k.message}`);
   } else builds.push([label, k]);
 }
-/** `count` random elements for timing: 2^16 random values repeated (cheap at X3D's size). */
-function filler(name, count) {
-  const block = operand(name, Math.min(count, 1 << 16)).host;
-  const host = elementArray(name, count);
-  for (let i = 0; i < count; i += block.length) host.set(block.subarray(0, count - i), i);
-  return host;
-}
 /** X3D's operands in one element and layout: x, w, y-sized, workspace; freed by dispose(). */
 function x3dOperands(name, layout) {
   const el = ELEMENTS[name];
@@ -315,23 +300,27 @@ for (const shape of [
     for (const layout of LAYOUTS) {
       const el = ELEMENTS[name];
       const d = desc(shape, el.kind, layout);
-      const launch = depthwiseLaunch(d, 'bwFilter');
-      const [x, dy, dw, ws] = [
-        d.xElements * el.bytes,
-        d.yElements * el.bytes,
-        d.wElements * el.bytes,
-        launch.workspaceBytes,
-      ].map((bytes) => DeviceBuffer.alloc(bytes));
-      x.uploadSync(filler(name, d.xElements));
-      dy.uploadSync(filler(name, d.yElements));
-      const call = kernels.call(launch, el.kind);
-      const t = rounds(() =>
-        call.run(stream, x.devicePtr, dy.devicePtr, dw.devicePtr, 1, 0, ws.devicePtr),
-      );
-      console.log(
-        `TIME ${launch.kernel} ${name} ${layout} c=${shape.c} n=${shape.n} in=${shape.in} (grid ${launch.grid.join('x')}): ${t.text}`,
-      );
-      for (const b of [x, dy, dw, ws]) b.dispose();
+      // The tiled NCDHW pass 1 and the old one (A/B), where the shape takes the tiled one.
+      const tiled = depthwiseLaunch(d, 'bwFilter');
+      const old = depthwiseLaunch(d, 'bwFilter', { wgradTile: false });
+      for (const launch of tiled.kernel === old.kernel ? [old] : [tiled, old]) {
+        const [x, dy, dw, ws] = [
+          d.xElements * el.bytes,
+          d.yElements * el.bytes,
+          d.wElements * el.bytes,
+          launch.workspaceBytes,
+        ].map((bytes) => DeviceBuffer.alloc(bytes));
+        x.uploadSync(filler(name, d.xElements));
+        dy.uploadSync(filler(name, d.yElements));
+        const call = kernels.call(launch, el.kind);
+        const t = rounds(() =>
+          call.run(stream, x.devicePtr, dy.devicePtr, dw.devicePtr, 1, 0, ws.devicePtr),
+        );
+        console.log(
+          `TIME ${launch.kernel} ${name} ${layout} c=${shape.c} n=${shape.n} in=${shape.in} (grid ${launch.grid.join('x')}): ${t.text}`,
+        );
+        for (const b of [x, dy, dw, ws]) b.dispose();
+      }
     }
   }
 }

@@ -1,32 +1,6 @@
-// For depthwise-device-check.mjs: a depthwise problem from a few numbers, and backward-filter on
-// the GPU at full size checked against dw straight from its definition in f64 (the host emulation
+// For depthwise-device-check.mjs: backward-filter on the GPU at full size checked against dw straight from its definition in f64 (the host emulation
 // of the launch, depthwiseHost, is too slow at X3D's size; this plain loop takes about a second).
-import { Conv3dDescriptor } from '../src/descriptor.ts';
 import { elementArray, loadElement, relL2 } from './device-helpers.mjs';
-
-/** The depthwise problem of shape `t` ({c, n, in, k, pad, stride, dil}) in `element`, `layout`. */
-export function desc(t, element, layout = 'ncdhw') {
-  const [pd, ph, pw] = t.pad ?? [0, 0, 0];
-  const [sd, sh, sw] = t.stride ?? [1, 1, 1];
-  const [dd, dh, dw] = t.dil ?? [1, 1, 1];
-  return Conv3dDescriptor.create({
-    batch: t.n ?? 1,
-    cIn: t.c,
-    cOut: t.c,
-    dIn: t.in[0],
-    hIn: t.in[1],
-    wIn: t.in[2],
-    dFilt: t.k[0],
-    hFilt: t.k[1],
-    wFilt: t.k[2],
-    element,
-  })
-    .withPadding(pd, ph, pw)
-    .withStride(sd, sh, sw)
-    .withDilation(dd, dh, dw)
-    .withGroups(t.c)
-    .withLayout(layout);
-}
 
 /** dw[c][t] = Σ over n and the output positions of x · dy, NCDHW, in f64. */
 export function directDw(d, x, dy) {

@@ -32,7 +32,7 @@ export interface WgradTileShape {
 /**
  * The tiled pass 1's shape for a problem, or null where it does not take it: NDHWC, a stride
  * other than 1, more than 27 taps, or a staged tile (kD input slices of the output plane plus the
- * filter's reach, and the dy plane, in the accumulator type) past 48 KiB with the warp sums.
+ * filter's reach, in the accumulator type) past 48 KiB with the warp sums (dy is not staged).
  * The choice is by the shape alone. Threads: the fewest rounds of at most 256 over the plane's
  * positions, then the fewest warps that take those rounds (784 positions: 4 rounds of 224).
  */
@@ -45,7 +45,7 @@ export function wgradTileShape(desc: Conv3dDescriptor): WgradTileShape | null {
   const acc = desc.element === ElementKind.F64 ? 8 : 4;
   const hp = oH + (desc.hFilt - 1) * desc.dilationH;
   const wp = oW + (desc.wFilt - 1) * desc.dilationW;
-  const staged = desc.dFilt * hp * wp + oH * oW;
+  const staged = desc.dFilt * hp * wp;
   const sums = (MAX_THREADS / 32) * WGRAD_TILE_TAPS;
   if ((staged + sums) * acc > MAX_SHARED_BYTES) return null;
   const plane = oH * oW;
