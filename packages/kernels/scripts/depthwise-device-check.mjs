@@ -14,7 +14,8 @@
 //    take cuDNN; autotune into a temporary cache) for backward-filter (DEPTHWISE_CUDNN_PASSES
 //    widens it), CUDA events, the median of 30 calls in each of 3 rounds; the suite's shapes are
 //    shared/bench/conv3d-suite.json's x3d-depthwise. X3D's backward-filter is checked bit-identical
-//    run to run at full size. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
+//    run to run at full size, and in NCDHW against f64 (wgrad-x3d-check.mjs) on the tiled pass 1
+//    (wgradtile) and the old one (wgrad), both timed. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
 // DEPTHWISE_PTX_VARIANTS (label=path.ptx,...) times other builds of cuda/depthwise.cu on X3D's
 // layer next to the built-in one: an A/B in one run. Exit code 1 on any mismatch.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,9 +29,10 @@ import {
   depthwiseLaunch,
   depthwiseUnsupported,
 } from '../src/depthwise.ts';
-import { Conv3dDescriptor } from '../src/descriptor.ts';
 import { Conv3dPlan } from '../src/plan.ts';
-import { elementArray, eventTimer, loadElement, relL2, storeElement } from './device-helpers.mjs';
+import { desc, filler, operand } from './depthwise-operands.mjs';
+import { elementArray, eventTimer, loadElement, relL2 } from './device-helpers.mjs';
+import { checkWgrad, directDw } from './wgrad-x3d-check.mjs';
 
 const started = Date.now();
 const budgetS = Number(process.env.DEPTHWISE_BUDGET_S ?? 100);
@@ -50,38 +52,6 @@ const ELEMENTS = {
   f16: { kind: ElementKind.F16, bytes: 2, tol: 2e-3 },
   bf16: { kind: ElementKind.Bf16, bytes: 2, tol: 1.6e-2 },
 };
-
-/** Random values in [-1, 1) as the element's bytes, and their values as rounded (f64). */
-function operand(element, count) {
-  const host = elementArray(element, count);
-  const values = Float64Array.from({ length: count }, (_, i) =>
-    storeElement(element, host, i, Math.random() * 2 - 1),
-  );
-  return { host, values };
-}
-
-function desc(t, element, layout = 'ncdhw') {
-  const [pd, ph, pw] = t.pad ?? [0, 0, 0];
-  const [sd, sh, sw] = t.stride ?? [1, 1, 1];
-  const [dd, dh, dw] = t.dil ?? [1, 1, 1];
-  return Conv3dDescriptor.create({
-    batch: t.n ?? 1,
-    cIn: t.c,
-    cOut: t.c,
-    dIn: t.in[0],
-    hIn: t.in[1],
-    wIn: t.in[2],
-    dFilt: t.k[0],
-    hFilt: t.k[1],
-    wFilt: t.k[2],
-    element,
-  })
-    .withPadding(pd, ph, pw)
-    .withStride(sd, sh, sw)
-    .withDilation(dd, dh, dw)
-    .withGroups(t.c)
-    .withLayout(layout);
-}
 
 const shapes = [
   { c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] },
@@ -217,13 +187,6 @@ for (const spec of (process.env.DEPTHWISE_PTX_VARIANTS ?? '').split(',').filter(
     console.log(`FAIL: PTX variant ${label} did not load: ${k.message}`);
   } else builds.push([label, k]);
 }
-/** `count` random elements for timing: 2^16 random values repeated (cheap at X3D's size). */
-function filler(name, count) {
-  const block = operand(name, Math.min(count, 1 << 16)).host;
-  const host = elementArray(name, count);
-  for (let i = 0; i < count; i += block.length) host.set(block.subarray(0, count - i), i);
-  return host;
-}
 /** X3D's operands in one element and layout: x, w, y-sized, workspace; freed by dispose(). */
 function x3dOperands(name, layout) {
   const el = ELEMENTS[name];
@@ -231,12 +194,15 @@ function x3dOperands(name, layout) {
   const [x, w, y] = [d.xElements, d.wElements, d.yElements].map((n) =>
     DeviceBuffer.alloc(n * el.bytes),
   );
-  x.uploadSync(filler(name, d.xElements));
+  const hosts = { x: filler(name, d.xElements), y: filler(name, d.yElements) };
+  x.uploadSync(hosts.x);
   w.uploadSync(filler(name, d.wElements));
-  y.uploadSync(filler(name, d.yElements));
-  const ws = DeviceBuffer.alloc(Math.max(1, depthwiseLaunch(d, 'bwFilter').workspaceBytes));
+  y.uploadSync(hosts.y);
+  const bytes = [true, false].map((t) => depthwiseLaunch(d, 'bwFilter', { wgradTile: t }));
+  const ws = DeviceBuffer.alloc(Math.max(1, ...bytes.map((l) => l.workspaceBytes)));
   return {
     d,
+    hosts,
     el,
     x,
     w,
@@ -258,6 +224,9 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       // The NDHWC kernel that gathers every tap (clvec) beside the one that marches (A/B).
       if (base.kernel === 'clmarch')
         tries.push(['clvec', depthwiseLaunch(o.d, pass, { march: false })]);
+      // The old NCDHW backward-filter pass 1 beside the tiled one (A/B).
+      if (base.kernel === 'wgradtile')
+        tries.push(['old', depthwiseLaunch(o.d, pass, { wgradTile: false })]);
       if (base.kernel === 'tiled') {
         for (const [chunk, rows] of [
           [8, 4],
@@ -299,6 +268,21 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
         line.push(
           `${same ? 'PASS' : 'FAIL'} bwFilter two runs ${same ? 'bit-identical' : 'differ'}`,
         );
+        if (layout === 'ncdhw') {
+          const v = (h) => Float64Array.from(h, (_, i) => loadElement(name, h, i));
+          const want = directDw(o.d, v(o.hosts.x), v(o.hosts.y));
+          const r = checkWgrad(
+            kernels,
+            stream,
+            o,
+            name,
+            tries.map(([, l]) => l),
+            want,
+          );
+          failures += r.failed;
+          passes += r.lines.length - r.failed;
+          line.push(...r.lines);
+        }
       }
     }
     console.log(line.join('\n  '));
@@ -316,23 +300,27 @@ for (const shape of [
     for (const layout of LAYOUTS) {
       const el = ELEMENTS[name];
       const d = desc(shape, el.kind, layout);
-      const launch = depthwiseLaunch(d, 'bwFilter');
-      const [x, dy, dw, ws] = [
-        d.xElements * el.bytes,
-        d.yElements * el.bytes,
-        d.wElements * el.bytes,
-        launch.workspaceBytes,
-      ].map((bytes) => DeviceBuffer.alloc(bytes));
-      x.uploadSync(filler(name, d.xElements));
-      dy.uploadSync(filler(name, d.yElements));
-      const call = kernels.call(launch, el.kind);
-      const t = rounds(() =>
-        call.run(stream, x.devicePtr, dy.devicePtr, dw.devicePtr, 1, 0, ws.devicePtr),
-      );
-      console.log(
-        `TIME ${launch.kernel} ${name} ${layout} c=${shape.c} n=${shape.n} in=${shape.in} (grid ${launch.grid.join('x')}): ${t.text}`,
-      );
-      for (const b of [x, dy, dw, ws]) b.dispose();
+      // The tiled NCDHW pass 1 and the old one (A/B), where the shape takes the tiled one.
+      const tiled = depthwiseLaunch(d, 'bwFilter');
+      const old = depthwiseLaunch(d, 'bwFilter', { wgradTile: false });
+      for (const launch of tiled.kernel === old.kernel ? [old] : [tiled, old]) {
+        const [x, dy, dw, ws] = [
+          d.xElements * el.bytes,
+          d.yElements * el.bytes,
+          d.wElements * el.bytes,
+          launch.workspaceBytes,
+        ].map((bytes) => DeviceBuffer.alloc(bytes));
+        x.uploadSync(filler(name, d.xElements));
+        dy.uploadSync(filler(name, d.yElements));
+        const call = kernels.call(launch, el.kind);
+        const t = rounds(() =>
+          call.run(stream, x.devicePtr, dy.devicePtr, dw.devicePtr, 1, 0, ws.devicePtr),
+        );
+        console.log(
+          `TIME ${launch.kernel} ${name} ${layout} c=${shape.c} n=${shape.n} in=${shape.in} (grid ${launch.grid.join('x')}): ${t.text}`,
+        );
+        for (const b of [x, dy, dw, ws]) b.dispose();
+      }
     }
   }
 }

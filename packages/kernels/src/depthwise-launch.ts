@@ -50,9 +50,18 @@ export interface DepthwiseLaunch {
    * gathercl: the gather kernel over NDHWC operands; clvec: the same with `vec` channels per thread
    * and the filter staged in shared memory; clmarch: NDHWC stride 1, `vec` channels of an output
    * column marching through a chunk of depths (cuda/depthwise-march.cuh); wgrad (NCDHW) and wgradcl (NDHWC): backward-filter's
-   * pass 1, partial sums over slices of the batch, followed by `reduce`.
+   * pass 1, partial sums over slices of the batch, followed by `reduce`; wgradtile: NCDHW stride
+   * 1's tiled pass 1 (cuda/depthwise-wgrad-tile.cuh), the same contract.
    */
-  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'clmarch' | 'wgrad' | 'wgradcl';
+  readonly kernel:
+    | 'tiled'
+    | 'gather'
+    | 'gathercl'
+    | 'clvec'
+    | 'clmarch'
+    | 'wgrad'
+    | 'wgradcl'
+    | 'wgradtile';
   /**
    * tiled: the output depths one thread keeps in registers at most (3 or 8), at least the filter's
    * reach in depth, (kD − 1)·dD + 1; it picks the kernel function (`tiled3`, `tiled8`).
@@ -70,8 +79,9 @@ export interface DepthwiseLaunch {
    * (as tiled's), dilations D/H/W, flip, vec, chunks (of output depths), len (depths a chunk).
    * gather and gathercl: channels,
    * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
-   * clvec: those and vec; wgrad and wgradcl: those but backward (x's extents are in, dy's out),
-   * then chunks (slices a sample's output plane is cut into) and len (positions a slice).
+   * clvec: those and vec; wgrad, wgradcl and wgradtile: those but backward (x's extents are in,
+   * dy's out), then chunks (slices a sample's output plane is cut into) and len (positions a
+   * slice; wgradtile: output depths a slice).
    */
   readonly ints: readonly number[];
   /** Workspace the launch needs (pass 1's partial sums); 0 for the one-pass kernels. */
@@ -130,6 +140,11 @@ export interface TiledShape {
   readonly rows?: number;
   /** false: NDHWC takes `clvec` where it would march (`clmarch`); the device check times both. */
   readonly march?: boolean;
+  /**
+   * false: NCDHW backward-filter takes `wgrad` where it would take `wgradtile` (the device check
+   * times both).
+   */
+  readonly wgradTile?: boolean;
 }
 
 /**
@@ -163,12 +178,12 @@ export function depthwiseLaunch(
   const d = [desc.dilationD, desc.dilationH, desc.dilationW];
   const planes = desc.batch * desc.cIn;
   if (pass === 'bwFilter') {
-    const g = wgradGeometry(desc, maxWorkspaceBytes);
+    const g = wgradGeometry(desc, maxWorkspaceBytes, tiled.wgradTile ?? true);
     return {
       kernel: g.kernel,
       grid: g.grid,
       block: g.block,
-      sharedBytes: 0,
+      sharedBytes: g.sharedBytes,
       planes,
       ints: [desc.cIn, ...xDims, ...yDims, ...k, ...s, ...p, ...d, g.chunks, g.len],
       workspaceBytes: g.workspaceBytes,

@@ -1,6 +1,7 @@
 /** What backward-filter's two-pass launch computes, on the host in f64 (for tests). */
 import type { DepthwiseLaunch } from './depthwise-launch.js';
 import { WGRAD_TAPS } from './depthwise-wgrad.js';
+import { wgradTilePartials } from './depthwise-wgrad-tile-host.js';
 
 /** What {@link wgradHost} returns: dw, and pass 1's partial sums as the workspace holds them. */
 export interface WgradHostResult {
@@ -26,8 +27,16 @@ export function wgradHost(
   beta: number,
 ): WgradHostResult {
   const reduce = launch.reduce;
-  if (reduce === undefined || (launch.kernel !== 'wgrad' && launch.kernel !== 'wgradcl')) {
+  const kernels = ['wgrad', 'wgradcl', 'wgradtile'];
+  if (reduce === undefined || !kernels.includes(launch.kernel)) {
     throw new Error(`wgradHost takes a two-pass backward-filter launch, not ${launch.kernel}`);
+  }
+  if (launch.kernel === 'wgradtile') {
+    if (launch.grid[1] !== reduce.slots || reduce.count !== launch.ints[0]! * filterTaps(launch)) {
+      throw new Error('the launch and its reduce disagree on the slots or the count');
+    }
+    const partials = wgradTilePartials(launch, x, dy);
+    return { out: wgradSumHost(partials, reduce.slots, reduce.count, out, alpha, beta), partials };
   }
   const q = launch.ints;
   const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW] = q as readonly number[] as [
@@ -105,12 +114,29 @@ export function wgradHost(
     }
   }
   if (written.includes(0)) throw new Error('a partial sum was never written');
-  for (let e = 0; e < reduce.count; e++) {
+  return { out: wgradSumHost(partials, slots, reduce.count, out, alpha, beta), partials };
+}
+
+/** Pass 2 (`wgradsum`): dw[e] = alpha · Σ over the slots in order of partial[s][e] + beta · dw[e]. */
+function wgradSumHost(
+  partials: Float64Array,
+  slots: number,
+  count: number,
+  out: Float64Array,
+  alpha: number,
+  beta: number,
+): Float64Array {
+  for (let e = 0; e < count; e++) {
     let v = 0;
-    for (let s = 0; s < slots; s++) v += partials[s * reduce.count + e]!;
+    for (let s = 0; s < slots; s++) v += partials[s * count + e]!;
     out[e] = alpha * v + (beta !== 0 ? beta * out[e]! : 0);
   }
-  return { out, partials };
+  return out;
+}
+
+/** Taps of a backward-filter launch's filter (its ints 7 to 9). */
+function filterTaps(launch: DepthwiseLaunch): number {
+  return launch.ints[7]! * launch.ints[8]! * launch.ints[9]!;
 }
 
 function range(lo: number, hi: number): number[] {

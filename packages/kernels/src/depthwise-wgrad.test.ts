@@ -6,88 +6,23 @@
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { depthwiseLaunch } from './depthwise-launch.js';
+import {
+  type Case,
+  desc,
+  directDw,
+  maxAbsDiff,
+  random,
+  type Triple,
+} from './depthwise-wgrad.test-helpers.js';
 import { wgradHost } from './depthwise-wgrad-host.js';
-import { Conv3dDescriptor } from './descriptor.js';
 
-type Triple = [number, number, number];
-interface Case {
-  c: number;
-  n: number;
-  in: Triple;
-  k: Triple;
-  pad?: Triple;
-  stride?: Triple;
-  dil?: Triple;
-  element?: ElementKind;
-  layout?: 'ncdhw' | 'ndhwc';
-}
-
-function desc(t: Case): Conv3dDescriptor {
-  return Conv3dDescriptor.create({
-    batch: t.n,
-    cIn: t.c,
-    cOut: t.c,
-    dIn: t.in[0],
-    hIn: t.in[1],
-    wIn: t.in[2],
-    dFilt: t.k[0],
-    hFilt: t.k[1],
-    wFilt: t.k[2],
-    element: t.element ?? ElementKind.F32,
-  })
-    .withPadding(...(t.pad ?? [0, 0, 0]))
-    .withStride(...(t.stride ?? [1, 1, 1]))
-    .withDilation(...(t.dil ?? [1, 1, 1]))
-    .withGroups(t.c)
-    .withLayout(t.layout ?? 'ncdhw');
-}
-
-/** Seeded values in [-1, 1). */
-function random(count: number, seed: number): Float64Array {
-  let s = seed >>> 0 || 1;
-  return Float64Array.from({ length: count }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 31 - 1;
-  });
-}
-
-/** dw[c, t] = Σ over n and output positions of x · dy, straight from the definition. */
-function directDw(d: Conv3dDescriptor, x: Float64Array, dy: Float64Array): Float64Array {
-  const [oD, oH, oW] = d.outputDims();
-  const [iD, iH, iW] = [d.dIn, d.hIn, d.wIn];
-  const C = d.cIn;
-  const cl = d.layout === 'ndhwc';
-  const xi = (n: number, c: number, a: number, b: number, e: number) =>
-    cl ? (((n * iD + a) * iH + b) * iW + e) * C + c : (((n * C + c) * iD + a) * iH + b) * iW + e;
-  const yi = (n: number, c: number, a: number, b: number, e: number) =>
-    cl ? (((n * oD + a) * oH + b) * oW + e) * C + c : (((n * C + c) * oD + a) * oH + b) * oW + e;
-  const dw = new Float64Array(d.wElements);
-  for (let n = 0; n < d.batch; n++)
-    for (let c = 0; c < C; c++)
-      for (let kd = 0; kd < d.dFilt; kd++)
-        for (let kh = 0; kh < d.hFilt; kh++)
-          for (let kw = 0; kw < d.wFilt; kw++)
-            for (let a = 0; a < oD; a++)
-              for (let b = 0; b < oH; b++)
-                for (let e = 0; e < oW; e++) {
-                  const id = a * d.strideD - d.padD + kd * d.dilationD;
-                  const ih = b * d.strideH - d.padH + kh * d.dilationH;
-                  const iw = e * d.strideW - d.padW + kw * d.dilationW;
-                  if (id < 0 || id >= iD || ih < 0 || ih >= iH || iw < 0 || iw >= iW) continue;
-                  const t = (kd * d.hFilt + kh) * d.wFilt + kw;
-                  dw[c * d.dFilt * d.hFilt * d.wFilt + t]! +=
-                    x[xi(n, c, id, ih, iw)]! * dy[yi(n, c, a, b, e)]!;
-                }
-  return dw;
-}
-
-const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>) =>
-  Array.from(a).reduce((m, v, i) => Math.max(m, Math.abs(v - b[i]!)), 0);
+/** NCDHW stride 1 takes `wgradtile` (depthwise-wgrad-tile.test.ts); these test `wgrad` itself. */
+const OLD = { wgradTile: false } as const;
 
 describe('the two-pass backward-filter launch', () => {
   it("X3D's layer: a slot a sample in NCDHW (3,072 blocks), 22 slices a sample in NDHWC", () => {
     const x3d = { c: 192, n: 8, in: [16, 28, 28] as Triple, k: [3, 3, 3] as Triple };
-    const ncdhw = depthwiseLaunch(desc({ ...x3d, pad: [1, 1, 1] }), 'bwFilter');
+    const ncdhw = depthwiseLaunch(desc({ ...x3d, pad: [1, 1, 1] }), 'bwFilter', OLD);
     expect(ncdhw).toMatchObject({ kernel: 'wgrad', grid: [192, 8, 2], block: [256, 1, 1] });
     expect(ncdhw.ints.slice(-2)).toEqual([1, 16 * 28 * 28]);
     expect(ncdhw.workspaceBytes).toBe(8 * 192 * 27 * 4);
@@ -95,6 +30,7 @@ describe('the two-pass backward-filter launch', () => {
     const cl = depthwiseLaunch(
       desc({ ...x3d, pad: [1, 1, 1], element: ElementKind.Bf16, layout: 'ndhwc' }),
       'bwFilter',
+      OLD,
     );
     // 6 channel groups × 2 tap groups: 171 slots wanted, 22 slices of 571 positions a sample.
     expect(cl).toMatchObject({ kernel: 'wgradcl', grid: [6, 176, 2], block: [32, 8, 1] });
@@ -104,6 +40,7 @@ describe('the two-pass backward-filter launch', () => {
     const f64 = depthwiseLaunch(
       desc({ ...x3d, pad: [1, 1, 1], element: ElementKind.F64 }),
       'bwFilter',
+      OLD,
     );
     expect(f64.workspaceBytes).toBe(8 * 192 * 27 * 8);
   });
@@ -112,11 +49,16 @@ describe('the two-pass backward-filter launch', () => {
     const one = depthwiseLaunch(
       desc({ c: 24, n: 1, in: [16, 56, 56], k: [3, 3, 3], pad: [1, 1, 1] }),
       'bwFilter',
+      OLD,
     );
     // 48 blocks a slot: 43 slices of 1,167 positions.
     expect(one.grid).toEqual([24, 43, 2]);
     expect(one.ints.slice(-2)).toEqual([43, 1167]);
-    const small = depthwiseLaunch(desc({ c: 4, n: 1, in: [4, 8, 64], k: [1, 1, 1] }), 'bwFilter');
+    const small = depthwiseLaunch(
+      desc({ c: 4, n: 1, in: [4, 8, 64], k: [1, 1, 1] }),
+      'bwFilter',
+      OLD,
+    );
     // 2,048 positions: 2 slices of 1,024 at most.
     expect(small.grid).toEqual([4, 2, 1]);
     expect(small.ints.slice(-2)).toEqual([2, 1024]);
@@ -125,10 +67,14 @@ describe('the two-pass backward-filter launch', () => {
   it('bounds the slots by the workspace cap and by the grid (a slot then sums several slices)', () => {
     const d = desc({ c: 4, n: 5, in: [3, 4, 5], k: [3, 3, 3], pad: [1, 1, 1] });
     const slot = 4 * 27 * 4;
-    expect(depthwiseLaunch(d, 'bwFilter').grid[1]).toBe(5);
-    const capped = depthwiseLaunch(d, 'bwFilter', {}, 2.5 * slot);
+    expect(depthwiseLaunch(d, 'bwFilter', OLD).grid[1]).toBe(5);
+    const capped = depthwiseLaunch(d, 'bwFilter', OLD, 2.5 * slot);
     expect([capped.grid[1], capped.workspaceBytes, capped.reduce!.slots]).toEqual([2, 2 * slot, 2]);
-    const many = depthwiseLaunch(desc({ c: 2, n: 70000, in: [1, 1, 1], k: [1, 1, 1] }), 'bwFilter');
+    const many = depthwiseLaunch(
+      desc({ c: 2, n: 70000, in: [1, 1, 1], k: [1, 1, 1] }),
+      'bwFilter',
+      OLD,
+    );
     expect([many.grid[1], many.reduce!.slots]).toEqual([65535, 65535]);
   });
 });
@@ -187,7 +133,7 @@ describe('wgradHost', () => {
   ];
   it.each(cases)('%s: equals the definition, every partial written once', (_name, t, cap) => {
     const d = desc(t);
-    const launch = depthwiseLaunch(d, 'bwFilter', {}, cap);
+    const launch = depthwiseLaunch(d, 'bwFilter', OLD, cap);
     if (cap !== undefined) expect(launch.workspaceBytes).toBeLessThanOrEqual(cap);
     const x = random(d.xElements, 1);
     const dy = random(d.yElements, 2);
@@ -215,7 +161,7 @@ describe('wgradHost', () => {
   it('the slots hold disjoint parts of the sum: the slot sums of batch 5 are its samples', () => {
     const t: Case = { c: 2, n: 5, in: [3, 3, 3], k: [3, 3, 3], pad: [1, 1, 1] };
     const d = desc(t);
-    const launch = depthwiseLaunch(d, 'bwFilter');
+    const launch = depthwiseLaunch(d, 'bwFilter', OLD);
     expect(launch.reduce!.slots).toBe(5);
     const x = random(d.xElements, 4);
     const dy = random(d.yElements, 5);

@@ -1,10 +1,11 @@
 /**
- * Depthwise backward-filter's launches (cuda/depthwise-wgrad.cuh): pass 1 (`wgrad` NCDHW,
- * `wgradcl` NDHWC) writes partial sums over slices of the batch into the plan's workspace, pass 2
+ * Depthwise backward-filter's launches (cuda/depthwise-wgrad.cuh): pass 1 (`wgradtile` NCDHW
+ * where depthwise-wgrad-tile.ts takes the shape, else `wgrad`; `wgradcl` NDHWC) writes partial sums over slices of the batch into the plan's workspace, pass 2
  * (`wgradsum`) adds them in a fixed order into dw. Pure arithmetic.
  * @internal
  */
 import { ElementKind } from '@baracuda/types';
+import { wgradTileShape } from './depthwise-wgrad-tile.js';
 import type { Conv3dDescriptor } from './descriptor.js';
 
 /** Taps one pass-1 block sums (cuda's kWgradTaps); the grid's z picks the group. */
@@ -59,10 +60,15 @@ export function wgradUnsupported(desc: Conv3dDescriptor, maxWorkspaceBytes: numb
 
 /** Pass 1's geometry and parameters, pass 2's, and the workspace between them. */
 export interface WgradGeometry {
-  readonly kernel: 'wgrad' | 'wgradcl';
+  readonly kernel: 'wgrad' | 'wgradcl' | 'wgradtile';
   readonly grid: [number, number, number];
   readonly block: [number, number, number];
-  /** Output positions of one sample's plane a slice takes, and the slices a sample is cut into. */
+  /** Dynamic shared memory of pass 1 (wgradtile's staged tile; 0 for the others). */
+  readonly sharedBytes: number;
+  /**
+   * Output positions of one sample's plane a slice takes (wgradtile: output depths), and the
+   * slices a sample is cut into.
+   */
   readonly len: number;
   readonly chunks: number;
   readonly workspaceBytes: number;
@@ -70,13 +76,33 @@ export interface WgradGeometry {
 }
 
 /**
- * The two-pass launch of a problem's backward-filter: slices of a sample's output positions while
- * the grid is short of WGRAD_MIN_BLOCKS, then as many slots of partial sums as slices (at most
- * 65,535, and no more than `maxWorkspaceBytes` holds: a slot then sums several slices, in order).
+ * The two-pass launch of a problem's backward-filter: NCDHW takes the tiled pass 1 (`wgradtile`)
+ * where {@link wgradTileShape} takes the shape, unless `tile` is false (the device check times the
+ * old kernel beside it); otherwise slices of a sample's output positions while the grid is short of
+ * WGRAD_MIN_BLOCKS. Then as many slots of partial sums as slices (at most 65,535, and no more
+ * than `maxWorkspaceBytes` holds: a slot then sums several slices, in order).
  * Call only where {@link wgradUnsupported} is null.
  */
-export function wgradGeometry(desc: Conv3dDescriptor, maxWorkspaceBytes: number): WgradGeometry {
+export function wgradGeometry(
+  desc: Conv3dDescriptor,
+  maxWorkspaceBytes: number,
+  tile = true,
+): WgradGeometry {
   const taps = desc.dFilt * desc.hFilt * desc.wFilt;
+  const shape = tile ? wgradTileShape(desc) : null;
+  if (shape !== null) {
+    const slots = wgradSlots(desc, desc.batch * shape.chunks, maxWorkspaceBytes);
+    return {
+      kernel: 'wgradtile',
+      grid: [desc.cIn, slots, 1],
+      block: [shape.threads, 1, 1],
+      sharedBytes: shape.sharedBytes,
+      len: shape.len,
+      chunks: shape.chunks,
+      workspaceBytes: slots * wgradSlotBytes(desc),
+      reduce: wgradReduce(desc.cIn * taps, slots),
+    };
+  }
   const groups = Math.ceil(taps / WGRAD_TAPS);
   const ncdhw = desc.layout === 'ncdhw';
   const gridX = ncdhw ? desc.cIn : Math.ceil(desc.cIn / 32);
@@ -89,22 +115,31 @@ export function wgradGeometry(desc: Conv3dDescriptor, maxWorkspaceBytes: number)
   if (batch * chunks >= 2 ** 31) chunks = 1;
   const len = Math.max(1, Math.ceil(plane / chunks));
   chunks = Math.max(1, Math.ceil(plane / len));
-  const slotBytes = wgradSlotBytes(desc);
-  const fit = Math.max(1, Math.floor(maxWorkspaceBytes / slotBytes));
-  const slots = Math.min(batch * chunks, MAX_GRID_YZ, fit);
-  const count = desc.cIn * taps;
+  const slots = wgradSlots(desc, batch * chunks, maxWorkspaceBytes);
   return {
     kernel: ncdhw ? 'wgrad' : 'wgradcl',
     grid: [gridX, slots, groups],
     block: ncdhw ? WGRAD_BLOCK_NCDHW : WGRAD_BLOCK_NDHWC,
+    sharedBytes: 0,
     len,
     chunks,
-    workspaceBytes: slots * slotBytes,
-    reduce: {
-      grid: [Math.max(1, Math.min(Math.ceil(count / SUM_THREADS), SUM_MAX_BLOCKS)), 1, 1],
-      block: [SUM_THREADS, 1, 1],
-      slots,
-      count,
-    },
+    workspaceBytes: slots * wgradSlotBytes(desc),
+    reduce: wgradReduce(desc.cIn * taps, slots),
+  };
+}
+
+/** Slots of partial sums for `slices`: one each, at most 65,535 and what the workspace cap holds. */
+function wgradSlots(desc: Conv3dDescriptor, slices: number, maxWorkspaceBytes: number): number {
+  const fit = Math.max(1, Math.floor(maxWorkspaceBytes / wgradSlotBytes(desc)));
+  return Math.min(slices, MAX_GRID_YZ, fit);
+}
+
+/** Pass 2: one thread per element of dw (grid-stride past SUM_MAX_BLOCKS blocks). */
+function wgradReduce(count: number, slots: number): DepthwiseReduce {
+  return {
+    grid: [Math.max(1, Math.min(Math.ceil(count / SUM_THREADS), SUM_MAX_BLOCKS)), 1, 1],
+    block: [SUM_THREADS, 1, 1],
+    slots,
+    count,
   };
 }

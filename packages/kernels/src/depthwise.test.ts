@@ -235,7 +235,7 @@ describe('depthwiseUnsupported', () => {
 });
 
 /**
- * The two-pass backward-filter's geometry, worked out here from its rule: slices of a sample's
+ * The old two-pass backward-filter's geometry (`wgrad`, `wgradcl`), worked out here from its rule: slices of a sample's
  * output plane while pass 1's grid is short of 2,048 blocks (each at least 4 positions a thread,
  * or a row of 8 threads in NDHWC), one slot of partial sums a slice, a block a tap group of 16.
  */
@@ -282,9 +282,12 @@ describe('depthwiseLaunch', () => {
     expect(maxAbsDiff(y, want.y)).toBeLessThan(1e-12);
     const dx = depthwiseHost(bw, dy, w, new Float64Array(d.xElements).fill(Number.NaN), 1, 0);
     expect(maxAbsDiff(dx, want.dx)).toBeLessThan(1e-12);
-    {
-      const bwf = depthwiseLaunch(d, 'bwFilter');
-      expectWgradGeometry(d, bwf);
+    // Backward-filter as chosen (NCDHW stride 1: mostly `wgradtile`) and on the old pass 1.
+    for (const bwf of [
+      depthwiseLaunch(d, 'bwFilter'),
+      depthwiseLaunch(d, 'bwFilter', { wgradTile: false }),
+    ]) {
+      if (bwf.kernel !== 'wgradtile') expectWgradGeometry(d, bwf);
       const dw = depthwiseHost(bwf, x, dy, new Float64Array(d.wElements).fill(Number.NaN), 1, 0);
       expect(maxAbsDiff(dw, want.dw)).toBeLessThan(1e-12);
       const priorW = random(d.wElements, 5);
@@ -531,10 +534,16 @@ describe('DepthwiseKernels', () => {
         'fw',
       );
       expect(tiled8.span).toBe(8);
-      for (const layout of ['ncdhw', 'ndhwc'] as const) {
+      // wgradtile, wgrad (NCDHW's old pass 1) and wgradcl.
+      for (const [layout, wgradTile] of [
+        ['ncdhw', true],
+        ['ncdhw', false],
+        ['ndhwc', true],
+      ] as const) {
         const wgrad = depthwiseLaunch(
           desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3], layout }),
           'bwFilter',
+          { wgradTile },
         );
         // Pass 1: x, dy, partials, planes; the ints. Pass 2: partials, dw, count; slots; alpha, beta.
         const one = [...Array(4).fill('.u64'), ...wgrad.ints.map(() => '.u32')];

@@ -147,6 +147,7 @@ export class DepthwiseKernels {
         'clmarch',
         'wgrad',
         'wgradcl',
+        'wgradtile',
         'wgradsum',
       ]) {
         for (const suffix of Object.values(SUFFIX) as string[]) {
