@@ -16,7 +16,9 @@
 // (X3D's NDHWC depthwise, every pass: our kernel 2-6x autotune's choice; VideoMAE's patch
 // backward-data: 11 s of quick tune on a 5.5 s engine; the I3D stem's f32 backward passes: 1.8 s).
 // Our kernels' modules load once per process (PTX compiled by the driver: about 1.3 s for the
-// space-to-depth module on an H200, run 68), before any shape, and that time is printed apart.
+// space-to-depth module on an H200, run 68; now the cubin of the GPU's architecture where we ship
+// one), before any shape, and that time is printed apart with the image each module loaded from
+// ('sass sm_90' or 'ptx').
 // Checks (a failure exits 1):
 //   - the quick tune's select costs at most (passes × 200 ms) + 1000 ms (scratch, plan builds);
 //   - bounded autotune's select costs at most passes × (2000 ms × 1.5 + 2000 ms) (the budget counts
@@ -32,6 +34,7 @@ import { join } from 'node:path';
 import { Stream } from '../../driver/dist/index.js';
 import { ElementKind } from '../../types/dist/index.js';
 import { Conv3dDescriptor } from '../src/descriptor.ts';
+import { moduleSources } from '../src/module-cache.ts';
 import { Conv3dPlan } from '../src/plan.ts';
 import { eventTimer } from './device-helpers.mjs';
 import { descriptorOf, onesOperands, runOf, suiteCases } from './suite-shapes.mjs';
@@ -118,9 +121,12 @@ async function loadModules() {
 }
 
 try {
-  console.log(
-    `our kernels' modules loaded in ${(await loadModules()).toFixed(0)} ms (once per process)`,
-  );
+  const ms = await loadModules();
+  // Which image each module came from: the cubin of this GPU's architecture (no JIT) or the PTX.
+  const from = Object.entries(moduleSources())
+    .map(([unit, source]) => `${unit} from ${source}`)
+    .join(', ');
+  console.log(`our kernels' modules loaded in ${ms.toFixed(0)} ms (once per process): ${from}`);
 } catch (error) {
   check(false, `loading our kernels' modules failed: ${error.message}`);
 }

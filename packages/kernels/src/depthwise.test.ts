@@ -9,9 +9,10 @@ import {
   depthwiseUnsupported,
   depthwiseUntuned,
 } from './depthwise.js';
-import { DEPTHWISE_PTX } from './depthwise-ptx.js';
+import { DEPTHWISE_PTX, DEPTHWISE_SASS } from './depthwise-ptx.js';
 import { Conv3dDescriptor } from './descriptor.js';
-import { ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
+import { cubinFor } from './module-cache.js';
+import { imageIds, ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
 
 type Triple = [number, number, number];
 interface Case {
@@ -566,11 +567,12 @@ describe('DepthwiseKernels', () => {
     }
   });
 
-  it('loads the PTX once per device and packs each launch as cuda/depthwise.cu declares it', () => {
+  it("loads the device's cubin once per device and packs each launch as cuda/depthwise.cu declares it", () => {
     const { loader, loads, launches } = recordingLoader();
     const k = DepthwiseKernels.forDevice(device, loader);
     expect(DepthwiseKernels.forDevice(device, loader)).toBe(k);
-    expect(loads).toEqual([DEPTHWISE_PTX]);
+    // The device's own cubin (sm_90), so no JIT.
+    expect(imageIds(loads)).toEqual(imageIds([cubinFor(DEPTHWISE_SASS, device)!.image]));
     if (k instanceof Error) throw k;
     const d32 = desc({ c: 3, n: 2, in: [4, 5, 6], k: [3, 3, 3], pad: [1, 1, 1] });
     const fw = depthwiseLaunch(d32, 'fw');

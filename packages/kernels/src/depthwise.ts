@@ -11,7 +11,7 @@
  */
 import { ElementKind, UnsupportedError } from '@baracuda/types';
 import { type DepthwiseLaunch, type DepthwiseReduce, SPANS, SUFFIX } from './depthwise-launch.js';
-import { DEPTHWISE_PTX } from './depthwise-ptx.js';
+import { DEPTHWISE_PTX, DEPTHWISE_SASS } from './depthwise-ptx.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
 import {
   type DeviceLike,
@@ -137,26 +137,32 @@ export class DepthwiseKernels {
    * `load` is the module loader (tests pass their own).
    */
   static forDevice(device: DeviceLike, load?: ModuleLoader): DepthwiseKernels | Error {
-    return perDevice(DepthwiseKernels.#perDevice, device, DEPTHWISE_PTX, load, (module) => {
-      const functions = new Map<string, KernelFunctionLike>();
-      for (const kernel of [
-        ...SPANS.map((span) => `tiled${span}`),
-        'gather',
-        'gathercl',
-        'clvec',
-        'clmarch',
-        'wgrad',
-        'wgradcl',
-        'wgradtile',
-        'wgradsum',
-      ]) {
-        for (const suffix of Object.values(SUFFIX) as string[]) {
-          const name = `${kernel}_${suffix}`;
-          functions.set(name, module.getFunction(`baracuda_depthwise_${name}`));
+    return perDevice(
+      DepthwiseKernels.#perDevice,
+      device,
+      { unit: 'depthwise', ptx: DEPTHWISE_PTX, sass: DEPTHWISE_SASS },
+      load,
+      (module) => {
+        const functions = new Map<string, KernelFunctionLike>();
+        for (const kernel of [
+          ...SPANS.map((span) => `tiled${span}`),
+          'gather',
+          'gathercl',
+          'clvec',
+          'clmarch',
+          'wgrad',
+          'wgradcl',
+          'wgradtile',
+          'wgradsum',
+        ]) {
+          for (const suffix of Object.values(SUFFIX) as string[]) {
+            const name = `${kernel}_${suffix}`;
+            functions.set(name, module.getFunction(`baracuda_depthwise_${name}`));
+          }
         }
-      }
-      return new DepthwiseKernels(functions);
-    });
+        return new DepthwiseKernels(functions);
+      },
+    );
   }
 
   /** @internal Forget loaded modules (tests). */

@@ -12,8 +12,9 @@ import {
   transposeHost,
   vectorTranspose,
 } from './layout.js';
-import { LAYOUT_PTX } from './layout-ptx.js';
-import { ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
+import { LAYOUT_PTX, LAYOUT_SASS } from './layout-ptx.js';
+import { cubinFor } from './module-cache.js';
+import { imageIds, ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
 
 const ncdhw = Conv3dDescriptor.create({
   batch: 2,
@@ -99,11 +100,12 @@ describe('LayoutKernels', () => {
     computeCapability: { major: 9, minor: 0 },
   };
 
-  it('loads the PTX once per device and packs the launch as cuda/layout.cu declares it', () => {
+  it("loads the device's cubin once per device and packs the launch as cuda/layout.cu declares it", () => {
     const { loader, loads, launches } = recordingLoader();
     const k = LayoutKernels.forDevice(device, loader);
     expect(LayoutKernels.forDevice(device, loader)).toBe(k);
-    expect(loads).toEqual([LAYOUT_PTX]);
+    // The device's own cubin (sm_90), so no JIT.
+    expect(imageIds(loads)).toEqual(imageIds([cubinFor(LAYOUT_SASS, device)!.image]));
     if (k instanceof Error) throw k;
     const shape: TransposeShape = { batch: 3, rows: 40, cols: 70 };
     const stream = { raw: 0x77n };

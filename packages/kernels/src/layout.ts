@@ -7,7 +7,7 @@
  * @internal
  */
 import type { Conv3dDescriptor } from './descriptor.js';
-import { LAYOUT_PTX } from './layout-ptx.js';
+import { LAYOUT_PTX, LAYOUT_SASS } from './layout-ptx.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
 import { type DeviceLike, driver, type KernelFunctionLike, type StreamLike } from './sys.js';
 
@@ -330,22 +330,28 @@ export class LayoutKernels {
    * `load` is the module loader (tests pass their own).
    */
   static forDevice(device: DeviceLike, load?: ModuleLoader): LayoutKernels | Error {
-    return perDevice(LayoutKernels.#perDevice, device, LAYOUT_PTX, load, (module) => {
-      const named = (names: Record<number, string>) => {
-        const functions: Record<number, KernelFunctionLike> = {};
-        for (const [bytes, name] of Object.entries(names)) {
-          functions[Number(bytes)] = module.getFunction(name);
-        }
-        return functions;
-      };
-      return new LayoutKernels(
-        named(KERNEL_NAMES),
-        module.getFunction(PAIRS_KERNEL),
-        named(VECTOR_KERNEL_NAMES),
-        named(NARROW_KERNEL_NAMES),
-        named(FLIP_KERNEL_NAMES),
-      );
-    });
+    return perDevice(
+      LayoutKernels.#perDevice,
+      device,
+      { unit: 'layout', ptx: LAYOUT_PTX, sass: LAYOUT_SASS },
+      load,
+      (module) => {
+        const named = (names: Record<number, string>) => {
+          const functions: Record<number, KernelFunctionLike> = {};
+          for (const [bytes, name] of Object.entries(names)) {
+            functions[Number(bytes)] = module.getFunction(name);
+          }
+          return functions;
+        };
+        return new LayoutKernels(
+          named(KERNEL_NAMES),
+          module.getFunction(PAIRS_KERNEL),
+          named(VECTOR_KERNEL_NAMES),
+          named(NARROW_KERNEL_NAMES),
+          named(FLIP_KERNEL_NAMES),
+        );
+      },
+    );
   }
 
   /** @internal Forget loaded modules (tests). */

@@ -1,4 +1,5 @@
 /** Our generated PTX and its launches, in tests. */
+import { createHash } from 'node:crypto';
 
 /**
  * The parameter types (`.u64`, `.u32`, `.f32`, …) of kernel `name` as `ptx` declares it, in
@@ -21,13 +22,13 @@ export interface RecordedLaunch {
 
 /**
  * A module loader (as the per-device kernel caches take one) whose modules record each launch
- * instead of running it, with the PTX images it was asked to load.
+ * instead of running it, with the images it was asked to load (PTX text, cubin bytes).
  */
 export function recordingLoader() {
-  const loads: string[] = [];
+  const loads: (string | Uint8Array)[] = [];
   const launches: RecordedLaunch[] = [];
-  const loader = (ptx: string) => {
-    loads.push(ptx);
+  const loader = (image: string | Uint8Array) => {
+    loads.push(image);
     return {
       getFunction: (name: string) => ({
         launch: (
@@ -49,4 +50,12 @@ export function recordingLoader() {
     };
   };
   return { loader, loads, launches };
+}
+
+/**
+ * Each image as a short id (its SHA-256), for comparing what a loader was asked to load: deep
+ * equality of megabyte images is slow in vitest.
+ */
+export function imageIds(images: readonly (string | Uint8Array)[]): string[] {
+  return images.map((image) => createHash('sha256').update(image).digest('hex'));
 }

@@ -8,10 +8,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
 import { fastDivisor } from './fast-division.js';
-import { ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
+import { cubinFor } from './module-cache.js';
+import { imageIds, ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
 import { InverseMode, stemRoute } from './space-to-depth.js';
 import { SpaceToDepthKernels } from './space-to-depth-kernels.js';
-import { SPACE_TO_DEPTH_PTX } from './space-to-depth-ptx.js';
+import { SPACE_TO_DEPTH_PTX, SPACE_TO_DEPTH_SASS } from './space-to-depth-ptx.js';
 
 afterEach(() => SpaceToDepthKernels.resetForTests());
 
@@ -67,7 +68,8 @@ describe('the space-to-depth kernels', () => {
       ElementKind.Bf16,
       2,
     );
-    expect(loads).toEqual([SPACE_TO_DEPTH_PTX]);
+    // The device's own cubin (sm_90), so no JIT.
+    expect(imageIds(loads)).toEqual(imageIds([cubinFor(SPACE_TO_DEPTH_SASS, fakeDevice)!.image]));
     expect(launches.map((l) => l.name)).toEqual([
       'baracuda_s2d_gather_b16',
       'baracuda_s2d_inverse_b16',

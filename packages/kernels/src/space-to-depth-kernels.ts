@@ -7,7 +7,7 @@ import { ElementKind } from '@baracuda/types';
 import { fastDivisor } from './fast-division.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
 import type { GatherMap, InverseMap, InverseMode } from './space-to-depth.js';
-import { SPACE_TO_DEPTH_PTX } from './space-to-depth-ptx.js';
+import { SPACE_TO_DEPTH_PTX, SPACE_TO_DEPTH_SASS } from './space-to-depth-ptx.js';
 import {
   type DeviceLike,
   driver,
@@ -136,13 +136,19 @@ export class SpaceToDepthKernels {
    * `load` is the module loader (tests pass their own).
    */
   static forDevice(device: DeviceLike, load?: ModuleLoader): SpaceToDepthKernels | Error {
-    return perDevice(SpaceToDepthKernels.#perDevice, device, SPACE_TO_DEPTH_PTX, load, (module) => {
-      const named = (kind: string) =>
-        Object.fromEntries(
-          SIZES.map((b) => [b, module.getFunction(`baracuda_s2d_${kind}_b${b * 8}`)]),
-        );
-      return new SpaceToDepthKernels(named('gather'), named('inverse'));
-    });
+    return perDevice(
+      SpaceToDepthKernels.#perDevice,
+      device,
+      { unit: 'space-to-depth', ptx: SPACE_TO_DEPTH_PTX, sass: SPACE_TO_DEPTH_SASS },
+      load,
+      (module) => {
+        const named = (kind: string) =>
+          Object.fromEntries(
+            SIZES.map((b) => [b, module.getFunction(`baracuda_s2d_${kind}_b${b * 8}`)]),
+          );
+        return new SpaceToDepthKernels(named('gather'), named('inverse'));
+      },
+    );
   }
 
   /** @internal Forget loaded modules (tests). */

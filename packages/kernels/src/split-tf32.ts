@@ -5,7 +5,7 @@
  * @internal
  */
 import { type ModuleLoader, perDevice } from './module-cache.js';
-import { SPLIT_TF32_PTX } from './split-tf32-ptx.js';
+import { SPLIT_TF32_PTX, SPLIT_TF32_SASS } from './split-tf32-ptx.js';
 import { type DeviceLike, driver, type KernelFunctionLike, type StreamLike } from './sys.js';
 
 const EXPONENT = 0x7f800000;
@@ -121,7 +121,7 @@ export class SplitKernels {
     return perDevice(
       SplitKernels.#perDevice,
       device,
-      SPLIT_TF32_PTX,
+      { unit: 'split-tf32', ptx: SPLIT_TF32_PTX, sass: SPLIT_TF32_SASS },
       load,
       (module) =>
         new SplitKernels(module.getFunction(SCALAR_KERNEL), module.getFunction(VECTOR_KERNEL)),

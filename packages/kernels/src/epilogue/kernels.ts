@@ -5,7 +5,7 @@
  * @internal
  */
 import { ElementKind, UnsupportedError } from '@baracuda/types';
-import { EPILOGUE_PTX } from '../epilogue-ptx.js';
+import { EPILOGUE_PTX, EPILOGUE_SASS } from '../epilogue-ptx.js';
 import { type ModuleLoader, perDevice } from '../module-cache.js';
 import { type DeviceLike, driver, type KernelFunctionLike, type StreamLike } from '../sys.js';
 import { ACTIVATION_CODE, type Epilogue } from './epilogue.js';
@@ -194,18 +194,24 @@ export class EpilogueKernels {
 
   /** The kernels on `device`, loaded once per process; the Error when they cannot load there. */
   static forDevice(device: DeviceLike, load?: ModuleLoader): EpilogueKernels | Error {
-    return perDevice(EpilogueKernels.#perDevice, device, EPILOGUE_PTX, load, (module) => {
-      const kernels: Record<string, ElementKernels> = {};
-      for (const suffix of ['f32', 'f64', 'f16', 'bf16']) {
-        kernels[suffix] = {
-          apply: module.getFunction(`baracuda_epilogue_apply_${suffix}`),
-          actGrad: module.getFunction(`baracuda_epilogue_act_grad_${suffix}`),
-          biasGradPartial: module.getFunction(`baracuda_epilogue_bias_grad_partial_${suffix}`),
-          biasGradFinish: module.getFunction(`baracuda_epilogue_bias_grad_finish_${suffix}`),
-        };
-      }
-      return new EpilogueKernels(kernels);
-    });
+    return perDevice(
+      EpilogueKernels.#perDevice,
+      device,
+      { unit: 'epilogue', ptx: EPILOGUE_PTX, sass: EPILOGUE_SASS },
+      load,
+      (module) => {
+        const kernels: Record<string, ElementKernels> = {};
+        for (const suffix of ['f32', 'f64', 'f16', 'bf16']) {
+          kernels[suffix] = {
+            apply: module.getFunction(`baracuda_epilogue_apply_${suffix}`),
+            actGrad: module.getFunction(`baracuda_epilogue_act_grad_${suffix}`),
+            biasGradPartial: module.getFunction(`baracuda_epilogue_bias_grad_partial_${suffix}`),
+            biasGradFinish: module.getFunction(`baracuda_epilogue_bias_grad_finish_${suffix}`),
+          };
+        }
+        return new EpilogueKernels(kernels);
+      },
+    );
   }
 
   /** @internal Forget loaded modules (tests). */
