@@ -14,8 +14,8 @@
 //    take cuDNN; autotune into a temporary cache) for backward-filter (DEPTHWISE_CUDNN_PASSES
 //    widens it), CUDA events, the median of 30 calls in each of 3 rounds; the suite's shapes are
 //    shared/bench/conv3d-suite.json's x3d-depthwise. X3D's backward-filter is checked bit-identical
-//    run to run at full size, and in NCDHW against f64 (wgrad-x3d-check.mjs) on the tiled pass 1
-//    (wgradtile) and the old one (wgrad), both timed. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
+//    run to run at full size, and in NCDHW against f64 (wgrad-x3d-check.mjs) on the default pass 1
+//    (wgrad) and the opt-in tiled one (wgradtile; slower in run 75), both timed. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
 // DEPTHWISE_PTX_VARIANTS (label=path.ptx,...) times other builds of cuda/depthwise.cu on X3D's
 // layer next to the built-in one: an A/B in one run. Exit code 1 on any mismatch.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -86,6 +86,11 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       if (depthwiseUnsupported(d, pass) !== null) continue;
       const base = depthwiseLaunch(d, pass);
       const launches = [base];
+      // The opt-in tiled NCDHW backward-filter pass 1 where the shape takes it.
+      if (pass === 'bwFilter') {
+        const tile = depthwiseLaunch(d, pass, { wgradTile: true });
+        if (tile.kernel === 'wgradtile' && base.kernel !== 'wgradtile') launches.push(tile);
+      }
       // Other chunks and rows of the tiled kernel (its geometry) in one 4- and one 2-byte element.
       if (base.kernel === 'tiled' && (name === 'f32' || name === 'bf16')) {
         launches.push(
@@ -224,9 +229,9 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       // The NDHWC kernel that gathers every tap (clvec) beside the one that marches (A/B).
       if (base.kernel === 'clmarch')
         tries.push(['clvec', depthwiseLaunch(o.d, pass, { march: false })]);
-      // The old NCDHW backward-filter pass 1 beside the tiled one (A/B).
-      if (base.kernel === 'wgradtile')
-        tries.push(['old', depthwiseLaunch(o.d, pass, { wgradTile: false })]);
+      // The tiled NCDHW backward-filter pass 1 (opt-in: slower in run 75) beside the default (A/B).
+      const tile = pass === 'bwFilter' ? depthwiseLaunch(o.d, pass, { wgradTile: true }) : base;
+      if (tile.kernel === 'wgradtile' && base.kernel !== 'wgradtile') tries.push(['tile', tile]);
       if (base.kernel === 'tiled') {
         for (const [chunk, rows] of [
           [8, 4],
@@ -301,8 +306,8 @@ for (const shape of [
       const el = ELEMENTS[name];
       const d = desc(shape, el.kind, layout);
       // The tiled NCDHW pass 1 and the old one (A/B), where the shape takes the tiled one.
-      const tiled = depthwiseLaunch(d, 'bwFilter');
-      const old = depthwiseLaunch(d, 'bwFilter', { wgradTile: false });
+      const tiled = depthwiseLaunch(d, 'bwFilter', { wgradTile: true });
+      const old = depthwiseLaunch(d, 'bwFilter');
       for (const launch of tiled.kernel === old.kernel ? [old] : [tiled, old]) {
         const [x, dy, dw, ws] = [
           d.xElements * el.bytes,

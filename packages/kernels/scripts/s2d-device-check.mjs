@@ -98,8 +98,8 @@ for (const dtype of ['f32', 'f64', 'f16', 'bf16']) {
         a.uploadSync(src);
         const want = gatherHost(src, elementArray(dtype, t.elements), t.gather);
         const what = `${dtype} ${layout} ${route.kind} ${role} k=${c.k} in=${c.in}`;
-        // One element per thread (the default) and 3 (the odometer, a short last thread).
-        for (const per of [1, 3]) {
+        // 1, 3 and 4 (the default) elements per thread: the odometer, a short last thread.
+        for (const per of [1, 3, 4]) {
           b.memsetSync(0xff);
           kernels.gather(stream, a.devicePtr, b.devicePtr, t.gather, bytes, per);
           const got = elementArray(dtype, t.elements);

@@ -141,8 +141,8 @@ export interface TiledShape {
   /** false: NDHWC takes `clvec` where it would march (`clmarch`); the device check times both. */
   readonly march?: boolean;
   /**
-   * false: NCDHW backward-filter takes `wgrad` where it would take `wgradtile` (the device check
-   * times both).
+   * true: NCDHW backward-filter takes `wgradtile` where its shape allows, instead of `wgrad` (the
+   * device check and tests; not the default: slower on the H200, run 75).
    */
   readonly wgradTile?: boolean;
 }
@@ -178,7 +178,7 @@ export function depthwiseLaunch(
   const d = [desc.dilationD, desc.dilationH, desc.dilationW];
   const planes = desc.batch * desc.cIn;
   if (pass === 'bwFilter') {
-    const g = wgradGeometry(desc, maxWorkspaceBytes, tiled.wgradTile ?? true);
+    const g = wgradGeometry(desc, maxWorkspaceBytes, tiled.wgradTile ?? false);
     return {
       kernel: g.kernel,
       grid: g.grid,

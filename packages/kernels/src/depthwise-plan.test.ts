@@ -109,17 +109,16 @@ describe.skipIf(fake === null)(
         mathPrecision: 'f32',
       });
       expect(plan.algorithm('bwData').path).toBe('native');
-      // The tiled pass 1: a slot of partial sums for each of the 4 output depths (one sample), each
-      // 4 channels × 27 taps of f32.
+      // One slot of partial sums (one sample, 120 output positions): 4 channels × 27 taps of f32.
       expect(plan.algorithm('bwFilter')).toEqual({
         path: 'native',
-        name: 'baracuda depthwise wgradtile',
+        name: 'baracuda depthwise wgrad',
         numericalNotes: [],
-        workspaceBytes: 4 * 432,
+        workspaceBytes: 432,
         deterministic: true,
         mathPrecision: 'f32',
       });
-      expect(plan.queryBwFilterWorkspaceSize()).toBe(4 * 432);
+      expect(plan.queryBwFilterWorkspaceSize()).toBe(432);
       expect(plan.queryFwWorkspaceSize()).toBe(0);
       expect(plan.queryBwDataWorkspaceSize()).toBe(0);
       // Forward reads x into y; backward-data reads dy into dx.
@@ -144,11 +143,11 @@ describe.skipIf(fake === null)(
       for (const layout of ['ncdhw', 'ndhwc'] as const) {
         launches = [];
         const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, layout, 128));
-        const kernel = layout === 'ncdhw' ? 'wgradtile' : 'wgradcl';
-        // Slots of 128 channels × 27 taps of f32. NCDHW (tiled): 128 blocks a slot (a channel
-        // each), a slot for each of the 4 output depths; NDHWC: 8 blocks a slot, 120 positions cut
-        // in 3 slices of 40 (at least 4 per row of threads).
-        const slots = layout === 'ncdhw' ? 4 : 3;
+        const kernel = layout === 'ncdhw' ? 'wgrad' : 'wgradcl';
+        // Slots of 128 channels × 27 taps of f32. NCDHW: 256 blocks a slot (a channel each, two
+        // tap groups), one slot (120 positions are too few to cut for 256 threads); NDHWC: 8 blocks
+        // a slot, 120 positions cut in 3 slices of 40 (at least 4 per row of threads).
+        const slots = layout === 'ncdhw' ? 1 : 3;
         expect(plan.algorithm('bwFilter')).toMatchObject({
           path: 'native',
           name: `baracuda depthwise ${kernel}`,
@@ -359,7 +358,7 @@ describe.skipIf(fake === null)(
       const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F16));
       expect(plan.errataApplied).toEqual(['cudnn-9.8-conv3d-half-ncdhw']);
       expect(plan.algorithm('fw').name).toBe('baracuda depthwise tiled');
-      expect(plan.algorithm('bwFilter').name).toBe('baracuda depthwise wgradtile');
+      expect(plan.algorithm('bwFilter').name).toBe('baracuda depthwise wgrad');
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
       expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled3_f16']);
       plan.dispose();

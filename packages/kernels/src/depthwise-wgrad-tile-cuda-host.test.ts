@@ -194,7 +194,7 @@ describe.skipIf(cxx === null)('cuda/depthwise-wgrad-tile.cuh as host C++', () =>
         const launch = depthwiseLaunch(
           d,
           'bwFilter',
-          {},
+          { wgradTile: true },
           cap === undefined ? undefined : cap * (bytes / 4),
         );
         expect(launch.kernel).toBe('wgradtile');

@@ -10,11 +10,14 @@ import { type Case, desc, directDw, maxAbsDiff, random } from './depthwise-wgrad
 import { wgradHost } from './depthwise-wgrad-host.js';
 import { wgradTilePartials } from './depthwise-wgrad-tile-host.js';
 
+/** The tiled pass 1 is opt-in (slower than `wgrad` on the H200, run 75). */
+const TILE = { wgradTile: true } as const;
+
 const x3d: Case = { c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] };
 
 describe('the tiled backward-filter launch', () => {
   it("X3D's layer: 2 slices of 8 depths a sample, 4 rounds of 224 threads over the 28×28 plane", () => {
-    const f32 = depthwiseLaunch(desc(x3d), 'bwFilter');
+    const f32 = depthwiseLaunch(desc(x3d), 'bwFilter', TILE);
     expect(f32).toMatchObject({ kernel: 'wgradtile', grid: [192, 16, 1], block: [224, 1, 1] });
     // 3 staged input slices of 30×30, in f32.
     expect(f32.sharedBytes).toBe(3 * 30 * 30 * 4);
@@ -22,12 +25,12 @@ describe('the tiled backward-filter launch', () => {
     expect(f32.workspaceBytes).toBe(16 * 192 * 27 * 4);
     expect(f32.reduce).toEqual({ grid: [21, 1, 1], block: [256, 1, 1], slots: 16, count: 5184 });
     for (const element of [ElementKind.F16, ElementKind.Bf16]) {
-      expect(depthwiseLaunch(desc({ ...x3d, element }), 'bwFilter')).toMatchObject({
+      expect(depthwiseLaunch(desc({ ...x3d, element }), 'bwFilter', TILE)).toMatchObject({
         kernel: 'wgradtile',
         sharedBytes: f32.sharedBytes,
       });
     }
-    const f64 = depthwiseLaunch(desc({ ...x3d, element: ElementKind.F64 }), 'bwFilter');
+    const f64 = depthwiseLaunch(desc({ ...x3d, element: ElementKind.F64 }), 'bwFilter', TILE);
     expect([f64.kernel, f64.sharedBytes, f64.workspaceBytes]).toEqual([
       'wgradtile',
       3 * 30 * 30 * 8,
@@ -51,18 +54,22 @@ describe('the tiled backward-filter launch', () => {
     ['dilation 2, a 5×5×1 filter (25 taps)', { ...x3d, k: [5, 5, 1], dil: [2, 2, 1] }, 'wgradtile'],
     ['a 1×1×1 filter', { ...x3d, k: [1, 1, 1], pad: [0, 0, 0] }, 'wgradtile'],
   ])('%s takes %s', (_name, t, kernel) => {
-    expect(depthwiseLaunch(desc(t), 'bwFilter').kernel).toBe(kernel);
+    expect(depthwiseLaunch(desc(t), 'bwFilter', TILE).kernel).toBe(kernel);
   });
 
   it('fits the block to the plane: the fewest rounds, then the fewest warps', () => {
     const block = (h: number, w: number) =>
-      depthwiseLaunch(desc({ c: 4, n: 1, in: [2, h, w], k: [1, 1, 1] }), 'bwFilter').block[0];
+      depthwiseLaunch(desc({ c: 4, n: 1, in: [2, h, w], k: [1, 1, 1] }), 'bwFilter', TILE).block[0];
     // 12 positions: one warp; 196: 7 warps; 527: 3 rounds of 176 (6 warps); 4096: 16 rounds of 256.
     expect([block(3, 4), block(14, 14), block(17, 31), block(64, 64)]).toEqual([32, 224, 192, 256]);
   });
 
   it('cuts batch 1 into one slice a depth; bounds the slots by the workspace cap', () => {
-    const one = depthwiseLaunch(desc({ c: 24, n: 1, in: [16, 28, 28], k: [3, 3, 3] }), 'bwFilter');
+    const one = depthwiseLaunch(
+      desc({ c: 24, n: 1, in: [16, 28, 28], k: [3, 3, 3] }),
+      'bwFilter',
+      TILE,
+    );
     // 86 blocks a channel wanted: every one of the 14 output depths is a slice.
     expect([one.grid, one.ints.slice(-2)]).toEqual([
       [24, 14, 1],
@@ -72,7 +79,7 @@ describe('the tiled backward-filter launch', () => {
     const capped = depthwiseLaunch(
       desc({ c: 24, n: 1, in: [16, 28, 28], k: [3, 3, 3] }),
       'bwFilter',
-      {},
+      TILE,
       3.5 * slot,
     );
     expect([capped.grid[1], capped.workspaceBytes, capped.reduce!.slots]).toEqual([3, 3 * slot, 3]);
@@ -102,7 +109,7 @@ describe('wgradtile on the host', () => {
   ];
   it.each(cases)('%s: equals the definition', (_name, t, cap) => {
     const d = desc(t);
-    const launch = depthwiseLaunch(d, 'bwFilter', {}, cap);
+    const launch = depthwiseLaunch(d, 'bwFilter', TILE, cap);
     expect(launch.kernel).toBe('wgradtile');
     if (cap !== undefined) expect(launch.reduce!.slots).toBeLessThan(d.batch * launch.ints.at(-2)!);
     const x = random(d.xElements, 1);
@@ -132,7 +139,7 @@ describe('wgradtile on the host', () => {
   it('slot y holds its slices alone: batch 1, one slice a depth, slot d is output depth d', () => {
     const t: Case = { c: 2, n: 1, in: [4, 3, 5], k: [3, 3, 3], pad: [1, 1, 1] };
     const d = desc(t);
-    const launch = depthwiseLaunch(d, 'bwFilter');
+    const launch = depthwiseLaunch(d, 'bwFilter', TILE);
     expect([launch.grid[1], launch.ints.at(-1)]).toEqual([4, 1]);
     const x = random(d.xElements, 4);
     const dy = random(d.yElements, 5);

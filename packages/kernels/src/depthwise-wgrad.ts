@@ -76,9 +76,10 @@ export interface WgradGeometry {
 }
 
 /**
- * The two-pass launch of a problem's backward-filter: NCDHW takes the tiled pass 1 (`wgradtile`)
- * where {@link wgradTileShape} takes the shape, unless `tile` is false (the device check times the
- * old kernel beside it); otherwise slices of a sample's output positions while the grid is short of
+ * The two-pass launch of a problem's backward-filter: with `tile` (opt-in: the device check and
+ * tests), NCDHW takes the tiled pass 1 (`wgradtile`) where {@link wgradTileShape} takes the shape;
+ * it is not the default because on the H200 it was slower than `wgrad` (run 75, X3D's layer f32:
+ * 1.20 against 0.85 ms; 114 registers a thread leave two blocks an SM). Otherwise slices of a sample's output positions while the grid is short of
  * WGRAD_MIN_BLOCKS. Then as many slots of partial sums as slices (at most 65,535, and no more
  * than `maxWorkspaceBytes` holds: a slot then sums several slices, in order).
  * Call only where {@link wgradUnsupported} is null.
@@ -86,7 +87,7 @@ export interface WgradGeometry {
 export function wgradGeometry(
   desc: Conv3dDescriptor,
   maxWorkspaceBytes: number,
-  tile = true,
+  tile = false,
 ): WgradGeometry {
   const taps = desc.dFilt * desc.hFilt * desc.wFilt;
   const shape = tile ? wgradTileShape(desc) : null;

@@ -94,9 +94,9 @@ describe('the space-to-depth kernels', () => {
     const div = Array.from({ length: 8 }, (_, i) => g.getBigUint64(16 + (40 + i) * 8, true));
     expect(div).toEqual(route.x.gather.dims.map(fastDivisor));
     expect(div[0]).not.toBe(0n);
-    // Then the elements per thread (1 by default).
-    expect(g.getBigUint64(16 + 48 * 8, true)).toBe(1n);
-    expect(gather!.l.grid).toEqual([Math.ceil(route.x.elements / 256), 1, 1]);
+    // Then the elements per thread (4 by default), a thread for each 4 of the grid.
+    expect(g.getBigUint64(16 + 48 * 8, true)).toBe(4n);
+    expect(gather!.l.grid).toEqual([Math.ceil(route.x.elements / 4 / 256), 1, 1]);
     expect(gather!.l.block).toEqual([256, 1, 1]);
     // 3 per thread: a third of the threads.
     kernels.gather(fakeStream, 0x1000n, 0x2000n, route.x.gather, 2, 3);
