@@ -125,9 +125,18 @@ export function graphExec(
 }
 
 /**
+ * Engines never built for a plan whose beta is not 0. Engine 78 wrote backward-data as if beta
+ * were 0 (run 78, cuDNN 9.19, H200: 3xTF32 over it on a 1×1×1 NDHWC layer, whose second and third
+ * calls accumulate with beta 1, came out 2.6e-4 off f64 with beta 0 and 0.5 off with beta 0.5,
+ * as if only the last call counted). The beta-0 plan keeps it; other betas take the next config.
+ */
+export const ENGINES_IGNORING_BETA: ReadonlySet<number> = new Set([78]);
+
+/**
  * Heuristic selection on the graph API: mode A then FALLBACK (plus B when matching a tuned
  * choice); the first config that is allowed by the preference, finalizes, and fits the
- * workspace budget. Null when none does (the caller falls back to the legacy API).
+ * workspace budget, never one of {@link ENGINES_IGNORING_BETA} where beta is not 0. Null when none
+ * does (the caller falls back to the legacy API).
  */
 export function selectGraph(
   ctx: ExecContext,
@@ -141,7 +150,8 @@ export function selectGraph(
   // A tuned engine is built directly: autotune's knob search finds configs no heuristic mode
   // offers, and this skips the heuristics' queries.
   const tuned = preferred?.kind === 'engine' ? preferred : undefined;
-  if (tuned !== undefined && tuned.engineIndex >= 0) {
+  const refused = (engineIndex: number) => beta !== 0 && ENGINES_IGNORING_BETA.has(engineIndex);
+  if (tuned !== undefined && tuned.engineIndex >= 0 && !refused(tuned.engineIndex)) {
     const direct = buildCandidate(ctx, graph, tuned.engineIndex, tuned.knobs);
     if (direct !== null) return graphExec(ctx, direct, alpha, beta, align);
   }
@@ -156,7 +166,7 @@ export function selectGraph(
   }
   let chosen: BuiltCandidate | null = null;
   for (const c of found) {
-    if (chosen === null) {
+    if (chosen === null && !refused(c.engineIndex)) {
       chosen = finalizeAllowed(ctx, c);
       if (chosen !== null) continue; // keep its engine config alive with the plan
     }
