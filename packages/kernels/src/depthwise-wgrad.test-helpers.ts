@@ -1,5 +1,5 @@
 /**
- * What the backward-filter tests share: a depthwise problem from a few numbers, seeded operands
+ * What the depthwise tests share: a depthwise problem from a few numbers, seeded operands
  * and dw straight from its definition in f64.
  */
 import { ElementKind } from '@baracuda/types';
@@ -8,7 +8,8 @@ import { Conv3dDescriptor } from './descriptor.js';
 export type Triple = [number, number, number];
 export interface Case {
   c: number;
-  n: number;
+  /** The batch (1 when left out). */
+  n?: number;
   in: Triple;
   k: Triple;
   pad?: Triple;
@@ -20,7 +21,7 @@ export interface Case {
 
 export function desc(t: Case): Conv3dDescriptor {
   return Conv3dDescriptor.create({
-    batch: t.n,
+    batch: t.n ?? 1,
     cIn: t.c,
     cOut: t.c,
     dIn: t.in[0],

@@ -10,45 +10,10 @@ import {
   depthwiseUntuned,
 } from './depthwise.js';
 import { DEPTHWISE_PTX, DEPTHWISE_SASS } from './depthwise-ptx.js';
+import { type Case, desc } from './depthwise-wgrad.test-helpers.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { cubinFor } from './module-cache.js';
 import { imageIds, ptxEntryParams, recordingLoader } from './ptx.test-helpers.js';
-
-type Triple = [number, number, number];
-interface Case {
-  c: number;
-  n?: number;
-  in: Triple;
-  k: Triple;
-  pad?: Triple;
-  stride?: Triple;
-  dil?: Triple;
-  element?: ElementKind;
-  layout?: 'ncdhw' | 'ndhwc';
-}
-
-function desc(t: Case): Conv3dDescriptor {
-  const pad = t.pad ?? [0, 0, 0];
-  const stride = t.stride ?? [1, 1, 1];
-  const dil = t.dil ?? [1, 1, 1];
-  return Conv3dDescriptor.create({
-    batch: t.n ?? 1,
-    cIn: t.c,
-    cOut: t.c,
-    dIn: t.in[0],
-    hIn: t.in[1],
-    wIn: t.in[2],
-    dFilt: t.k[0],
-    hFilt: t.k[1],
-    wFilt: t.k[2],
-    element: t.element ?? ElementKind.F32,
-  })
-    .withPadding(...pad)
-    .withStride(...stride)
-    .withDilation(...dil)
-    .withGroups(t.c)
-    .withLayout(t.layout ?? 'ncdhw');
-}
 
 /** Seeded values in [-1, 1), never all zero. */
 function random(count: number, seed: number): Float64Array {
