@@ -9,6 +9,10 @@
 //
 //   node scripts/gen-ptx.mjs           regenerate
 //   node scripts/gen-ptx.mjs --check   exit 1 when a generated file is not what nvcc makes now
+//   ... --check --trust-sass            the same, keeping a file's cubins where the inputs they
+//                                       were made of (its SASS_INPUTS: nvcc, archs, the source and
+//                                       its headers) are unchanged (the test's mode: seconds, not
+//                                       minutes)
 //
 // nvcc: $NVCC, else /usr/local/cuda/bin/nvcc, else `nvcc` on PATH. The PTX targets compute_75 (the
 // oldest architecture CUDA 13 supports); the driver compiles it for the GPU at load. Comment lines
@@ -19,11 +23,12 @@
 // by ptxas, which rejects any instruction or modifier the declared version lacks ("Feature '…'
 // requires PTX ISA .version 8.x or later"); generation fails if it does.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileSass } from './gen-sass.mjs';
+import { compileSass, SASS_ARCHS } from './gen-sass.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** What is generated: the CUDA source, the TS file, its constant's name and what the PTX is. */
@@ -100,9 +105,52 @@ export function nvccVersion(nvcc = findNvcc()) {
 }
 
 /** The text of one unit's generated file. */
-export async function generate(unit, nvcc = findNvcc()) {
+/**
+ * What the unit's cubins are a function of: nvcc's version, the architectures, and the text of
+ * its source and of every local header it includes (recursively), as a sha256.
+ */
+export function sassInputs(unit, version) {
+  const hash = createHash('sha256').update(`${version}\n${SASS_ARCHS.join(',')}\n-O3\n`);
+  const seen = new Set();
+  const visit = (name) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const text = readFileSync(join(root, 'cuda', name), 'utf8');
+    hash.update(`${name}\n${text}\n`);
+    for (const m of text.matchAll(/^#include "([^"]+)"/gm)) visit(m[1]);
+  };
+  visit(unit.source);
+  return hash.digest('hex');
+}
+
+/** The cubins of `unit`'s generated file as it is, when made from `inputs`; else null. */
+function currentSass(unit, inputs) {
+  const target = join(root, 'src', unit.target);
+  if (!existsSync(target)) return null;
+  const text = readFileSync(target, 'utf8');
+  if (!text.includes(`_SASS_INPUTS = '${inputs}';`)) return null;
+  const m = /_SASS: Record<string, string> = \{\n([\s\S]*?)\n\};/.exec(text);
+  if (!m) return null;
+  return Object.fromEntries(
+    m[1].split('\n').map((line) => {
+      const [, arch, packed] = /^ {2}(\w+): '([^']*)',$/.exec(line) ?? [];
+      return [arch, packed];
+    }),
+  );
+}
+
+/**
+ * The text of one unit's generated file. `trustSass`: where the file's recorded cubin inputs
+ * (SASS_INPUTS) equal the current ones, keep its cubins instead of compiling them again (nvcc
+ * makes the same cubin of the same inputs; compiling 7 architectures of 5 units took 110 s of a
+ * two-core CI run's test, twice); the PTX is made and proved either way.
+ */
+export async function generate(unit, nvcc = findNvcc(), { trustSass = false } = {}) {
+  const inputs = sassInputs(unit, nvccVersion(nvcc));
+  const kept = trustSass ? currentSass(unit, inputs) : null;
   // The cubins compile in child processes while this thread makes and proves the PTX.
-  const cubins = compileSass(join(root, 'cuda', unit.source), nvcc);
+  const cubins =
+    kept !== null ? Promise.resolve(kept) : compileSass(join(root, 'cuda', unit.source), nvcc);
   cubins.catch(() => {}); // awaited below; a PTX failure first must not leave it unhandled
   const dir = mkdtempSync(join(tmpdir(), 'baracuda-ptx-'));
   try {
@@ -135,6 +183,8 @@ export async function generate(unit, nvcc = findNvcc()) {
       ` * @internal SASS cubins of the same source (-O3), keyed by architecture ('sm_90'): each`,
       ` * brotli-compressed and base64-encoded (module-cache.ts unpacks the device's own).`,
       ` */`,
+      `/** @internal What {@link ${unit.name}_SASS} was made of (gen-ptx.mjs sassInputs). */`,
+      `export const ${unit.name}_SASS_INPUTS = '${inputs}';`,
       `export const ${unit.name}_SASS: Record<string, string> = {`,
       ...Object.entries(sass).map(([arch, packed]) => `  ${arch}: '${packed}',`),
       '};',
@@ -148,7 +198,8 @@ export async function generate(unit, nvcc = findNvcc()) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   let stale = false;
   // All units at once (gen-sass keeps one nvcc per core); reported in UNITS order.
-  const texts = UNITS.map((unit) => generate(unit));
+  const trustSass = process.argv.includes('--trust-sass');
+  const texts = UNITS.map((unit) => generate(unit, undefined, { trustSass }));
   for (const [i, unit] of UNITS.entries()) {
     const target = join(root, 'src', unit.target);
     const text = await texts[i];
