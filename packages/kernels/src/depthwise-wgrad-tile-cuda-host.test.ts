@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ElementKind } from '@baracuda/types';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hostCompiler } from './cxx.test-helpers.js';
 import { depthwiseLaunch } from './depthwise-launch.js';
 import { type Case, desc, random } from './depthwise-wgrad.test-helpers.js';
 import { wgradTilePartials } from './depthwise-wgrad-tile-host.js';
@@ -126,18 +127,7 @@ int main(int argc, char** argv) {
 }
 `;
 
-/** The C++ compiler, or null where there is none (then the tests skip). */
-function compiler(): string | null {
-  const cxx = process.env.CXX ?? 'c++';
-  try {
-    execFileSync(cxx, ['--version'], { stdio: 'pipe' });
-    return cxx;
-  } catch {
-    return null;
-  }
-}
-
-const cxx = compiler();
+const cxx = hostCompiler();
 let harness: string | undefined;
 
 /** The harness over the kernel's own source (a compile error fails the tests, never skips). */

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ElementKind, f32ToBf16Bits, f32ToF16Bits } from '@baracuda/types';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hostCompiler } from './cxx.test-helpers.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
 import { fastDivisor } from './fast-division.js';
@@ -136,17 +137,6 @@ int main(int argc, char** argv) {
 }
 `;
 
-/** The C++ compiler, or null where there is none (then the tests skip). */
-function compiler(): string | null {
-  const cxx = process.env.CXX ?? 'c++';
-  try {
-    execFileSync(cxx, ['--version'], { stdio: 'pipe' });
-    return cxx;
-  } catch {
-    return null;
-  }
-}
-
 /** The harness built (a compile error of cuda/space-to-depth.cu fails the tests, never skips). */
 function buildHarness(cxx: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'baracuda-s2d-host-'));
@@ -174,7 +164,7 @@ function buildHarness(cxx: string): string {
   return exe;
 }
 
-const cxx = compiler();
+const cxx = hostCompiler();
 let harness: string | undefined;
 
 const ARRAYS = { 2: Uint16Array, 4: Float32Array, 8: Float64Array } as const;
