@@ -15,7 +15,7 @@
 //    widens it), CUDA events, the median of 30 calls in each of 3 rounds; the suite's shapes are
 //    shared/bench/conv3d-suite.json's x3d-depthwise. X3D's backward-filter is checked bit-identical
 //    run to run at full size, and in NCDHW against f64 (wgrad-x3d-check.mjs) on the default pass 1
-//    (wgrad) and the opt-in tiled one (wgradtile; slower in run 75), both timed. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
+//    (wgradrow) and the others (wgrad, the opt-in wgradtile, wgradrow at 4,096 blocks), all timed. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
 // DEPTHWISE_PTX_VARIANTS (label=path.ptx,...) times other builds of cuda/depthwise.cu on X3D's
 // layer next to the built-in one: an A/B in one run. Exit code 1 on any mismatch.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -86,10 +86,12 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       if (depthwiseUnsupported(d, pass) !== null) continue;
       const base = depthwiseLaunch(d, pass);
       const launches = [base];
-      // The opt-in tiled NCDHW backward-filter pass 1 where the shape takes it.
+      // The other NCDHW backward-filter pass-1 kernels where the shape takes them.
       if (pass === 'bwFilter') {
-        const tile = depthwiseLaunch(d, pass, { wgradTile: true });
-        if (tile.kernel === 'wgradtile' && base.kernel !== 'wgradtile') launches.push(tile);
+        for (const kernel of ['wgrad', 'wgradtile', 'wgradrow']) {
+          const other = depthwiseLaunch(d, pass, { wgrad: { kernel } });
+          if (other.kernel === kernel && base.kernel !== kernel) launches.push(other);
+        }
       }
       // Other chunks and rows of the tiled kernel (its geometry) in one 4- and one 2-byte element.
       if (base.kernel === 'tiled' && (name === 'f32' || name === 'bf16')) {
@@ -203,7 +205,9 @@ function x3dOperands(name, layout) {
   x.uploadSync(hosts.x);
   w.uploadSync(filler(name, d.wElements));
   y.uploadSync(hosts.y);
-  const bytes = [true, false].map((t) => depthwiseLaunch(d, 'bwFilter', { wgradTile: t }));
+  const bytes = ['wgrad', 'wgradtile', 'wgradrow'].map((kernel) =>
+    depthwiseLaunch(d, 'bwFilter', { wgrad: { kernel, rowBlocks: 4096 } }),
+  );
   const ws = DeviceBuffer.alloc(Math.max(1, ...bytes.map((l) => l.workspaceBytes)));
   return {
     d,
@@ -229,9 +233,18 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       // The NDHWC kernel that gathers every tap (clvec) beside the one that marches (A/B).
       if (base.kernel === 'clmarch')
         tries.push(['clvec', depthwiseLaunch(o.d, pass, { march: false })]);
-      // The tiled NCDHW backward-filter pass 1 (opt-in: slower in run 75) beside the default (A/B).
-      const tile = pass === 'bwFilter' ? depthwiseLaunch(o.d, pass, { wgradTile: true }) : base;
-      if (tile.kernel === 'wgradtile' && base.kernel !== 'wgradtile') tries.push(['tile', tile]);
+      // The other NCDHW backward-filter pass-1 kernels beside the default (A/B), and wgradrow
+      // aiming for 4,096 blocks (its default 1,024).
+      if (pass === 'bwFilter') {
+        for (const [label, choice] of [
+          ['wgrad', { kernel: 'wgrad' }],
+          ['tile', { kernel: 'wgradtile' }],
+          ['row 4096', { kernel: 'wgradrow', rowBlocks: 4096 }],
+        ]) {
+          const other = depthwiseLaunch(o.d, pass, { wgrad: choice });
+          if (other.kernel === choice.kernel) tries.push([label, other]);
+        }
+      }
       if (base.kernel === 'tiled') {
         for (const [chunk, rows] of [
           [8, 4],
@@ -305,10 +318,12 @@ for (const shape of [
     for (const layout of LAYOUTS) {
       const el = ELEMENTS[name];
       const d = desc(shape, el.kind, layout);
-      // The tiled NCDHW pass 1 and the old one (A/B), where the shape takes the tiled one.
-      const tiled = depthwiseLaunch(d, 'bwFilter', { wgradTile: true });
-      const old = depthwiseLaunch(d, 'bwFilter');
-      for (const launch of tiled.kernel === old.kernel ? [old] : [tiled, old]) {
+      // The default pass 1 and the other NCDHW ones (A/B), where the shape takes them.
+      const base = depthwiseLaunch(d, 'bwFilter');
+      const others = ['wgrad', 'wgradtile']
+        .map((kernel) => depthwiseLaunch(d, 'bwFilter', { wgrad: { kernel } }))
+        .filter((l) => l.kernel !== base.kernel);
+      for (const launch of [base, ...others]) {
         const [x, dy, dw, ws] = [
           d.xElements * el.bytes,
           d.yElements * el.bytes,

@@ -4,7 +4,13 @@
  * @internal
  */
 import { ElementKind, InvalidArgumentError } from '@baracuda/types';
-import { type DepthwiseReduce, wgradGeometry, wgradUnsupported } from './depthwise-wgrad.js';
+import {
+  type DepthwiseReduce,
+  type WgradChoice,
+  type WgradKernel,
+  wgradGeometry,
+  wgradUnsupported,
+} from './depthwise-wgrad.js';
 import type { Conv3dDescriptor } from './descriptor.js';
 import { isAsymmetric } from './padding.js';
 
@@ -50,18 +56,11 @@ export interface DepthwiseLaunch {
    * gathercl: the gather kernel over NDHWC operands; clvec: the same with `vec` channels per thread
    * and the filter staged in shared memory; clmarch: NDHWC stride 1, `vec` channels of an output
    * column marching through a chunk of depths (cuda/depthwise-march.cuh); wgrad (NCDHW) and wgradcl (NDHWC): backward-filter's
-   * pass 1, partial sums over slices of the batch, followed by `reduce`; wgradtile: NCDHW stride
-   * 1's tiled pass 1 (cuda/depthwise-wgrad-tile.cuh), the same contract.
+   * pass 1, partial sums over slices of the batch, followed by `reduce`; wgradrow: NCDHW 3×3×3's
+   * row-segment pass 1 (cuda/depthwise-wgrad-row.cuh) and wgradtile: NCDHW stride 1's tiled pass 1
+   * (cuda/depthwise-wgrad-tile.cuh, opt-in), the same contract.
    */
-  readonly kernel:
-    | 'tiled'
-    | 'gather'
-    | 'gathercl'
-    | 'clvec'
-    | 'clmarch'
-    | 'wgrad'
-    | 'wgradcl'
-    | 'wgradtile';
+  readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'clmarch' | WgradKernel;
   /**
    * tiled: the output depths one thread keeps in registers at most (3 or 8), at least the filter's
    * reach in depth, (kD − 1)·dD + 1; it picks the kernel function (`tiled3`, `tiled8`).
@@ -79,9 +78,9 @@ export interface DepthwiseLaunch {
    * (as tiled's), dilations D/H/W, flip, vec, chunks (of output depths), len (depths a chunk).
    * gather and gathercl: channels,
    * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
-   * clvec: those and vec; wgrad, wgradcl and wgradtile: those but backward (x's extents are in,
-   * dy's out), then chunks (slices a sample's output plane is cut into) and len (positions a
-   * slice; wgradtile: output depths a slice).
+   * clvec: those and vec; wgrad, wgradcl, wgradrow and wgradtile: those but backward (x's extents
+   * are in, dy's out), then chunks (slices a sample's output plane is cut into) and len (positions
+   * a slice; wgradrow: segments of WGRAD_ROW_V outputs of a row; wgradtile: output depths).
    */
   readonly ints: readonly number[];
   /** Workspace the launch needs (pass 1's partial sums); 0 for the one-pass kernels. */
@@ -141,10 +140,10 @@ export interface TiledShape {
   /** false: NDHWC takes `clvec` where it would march (`clmarch`); the device check times both. */
   readonly march?: boolean;
   /**
-   * true: NCDHW backward-filter takes `wgradtile` where its shape allows, instead of `wgrad` (the
-   * device check and tests; not the default: slower on the H200, run 75).
+   * NCDHW backward-filter's pass 1 where its shape allows, and `wgradrow`'s blocks (the device
+   * check and tests; depthwise-wgrad.ts's WgradChoice).
    */
-  readonly wgradTile?: boolean;
+  readonly wgrad?: WgradChoice;
 }
 
 /**
@@ -178,7 +177,7 @@ export function depthwiseLaunch(
   const d = [desc.dilationD, desc.dilationH, desc.dilationW];
   const planes = desc.batch * desc.cIn;
   if (pass === 'bwFilter') {
-    const g = wgradGeometry(desc, maxWorkspaceBytes, tiled.wgradTile ?? false);
+    const g = wgradGeometry(desc, maxWorkspaceBytes, tiled.wgrad);
     return {
       kernel: g.kernel,
       grid: g.grid,

@@ -112,7 +112,7 @@ describe.skipIf(fake === null)(
       // One slot of partial sums (one sample, 120 output positions): 4 channels × 27 taps of f32.
       expect(plan.algorithm('bwFilter')).toEqual({
         path: 'native',
-        name: 'baracuda depthwise wgrad',
+        name: 'baracuda depthwise wgradrow',
         numericalNotes: [],
         workspaceBytes: 432,
         deterministic: true,
@@ -143,9 +143,9 @@ describe.skipIf(fake === null)(
       for (const layout of ['ncdhw', 'ndhwc'] as const) {
         launches = [];
         const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F32, layout, 128));
-        const kernel = layout === 'ncdhw' ? 'wgrad' : 'wgradcl';
-        // Slots of 128 channels × 27 taps of f32. NCDHW: 256 blocks a slot (a channel each, two
-        // tap groups), one slot (120 positions are too few to cut for 256 threads); NDHWC: 8 blocks
+        const kernel = layout === 'ncdhw' ? 'wgradrow' : 'wgradcl';
+        // Slots of 128 channels × 27 taps of f32. NCDHW (a 3×3×3 filter: wgradrow): 128 blocks a
+        // slot (a channel each, all 27 taps), one slot (too few segments to cut); NDHWC: 8 blocks
         // a slot, 120 positions cut in 3 slices of 40 (at least 4 per row of threads).
         const slots = layout === 'ncdhw' ? 1 : 3;
         expect(plan.algorithm('bwFilter')).toMatchObject({
@@ -358,7 +358,7 @@ describe.skipIf(fake === null)(
       const plan = Conv3dPlan.selectSync(stream, depthwise(ElementKind.F16));
       expect(plan.errataApplied).toEqual(['cudnn-9.8-conv3d-half-ncdhw']);
       expect(plan.algorithm('fw').name).toBe('baracuda depthwise tiled');
-      expect(plan.algorithm('bwFilter').name).toBe('baracuda depthwise wgrad');
+      expect(plan.algorithm('bwFilter').name).toBe('baracuda depthwise wgradrow');
       plan.runFw({ x: slice(0x1000n), w: slice(0x2000n), y: slice(0x3000n) });
       expect(launches.map((l) => l.name)).toEqual(['baracuda_depthwise_tiled3_f16']);
       plan.dispose();

@@ -1,6 +1,7 @@
 /** What backward-filter's two-pass launch computes, on the host in f64 (for tests). */
 import type { DepthwiseLaunch } from './depthwise-launch.js';
 import { WGRAD_TAPS } from './depthwise-wgrad.js';
+import { WGRAD_ROW_V } from './depthwise-wgrad-row.js';
 import { wgradTilePartials } from './depthwise-wgrad-tile-host.js';
 
 /** What {@link wgradHost} returns: dw, and pass 1's partial sums as the workspace holds them. */
@@ -27,7 +28,7 @@ export function wgradHost(
   beta: number,
 ): WgradHostResult {
   const reduce = launch.reduce;
-  const kernels = ['wgrad', 'wgradcl', 'wgradtile'];
+  const kernels = ['wgrad', 'wgradcl', 'wgradtile', 'wgradrow'];
   if (reduce === undefined || !kernels.includes(launch.kernel)) {
     throw new Error(`wgradHost takes a two-pass backward-filter launch, not ${launch.kernel}`);
   }
@@ -70,9 +71,25 @@ export function wgradHost(
   const inPlane = iD * iH * iW;
   const outPlane = oD * oH * oW;
   const [gridX, slots, groups] = launch.grid;
+  // Taps a block sums: all of them in wgradrow (one group), WGRAD_TAPS in the others.
+  const perGroup = launch.kernel === 'wgradrow' ? taps : WGRAD_TAPS;
   if (slots !== reduce.slots || reduce.count !== channels * taps) {
     throw new Error('the launch and its reduce disagree on the slots or the count');
   }
+  // The output positions of chunk `chunk` of a sample's plane: positions (wgrad, wgradcl) or
+  // segments of WGRAD_ROW_V outputs of a row (wgradrow) [chunk · len, + len).
+  const segsRow = Math.ceil(oW / WGRAD_ROW_V);
+  const slice = (chunk: number): number[] => {
+    const lo = chunk * len;
+    if (launch.kernel !== 'wgradrow') return range(lo, Math.min(outPlane, lo + len));
+    const out: number[] = [];
+    for (let s = lo; s < Math.min(oD * oH * segsRow, lo + len); s++) {
+      const row = Math.floor(s / segsRow);
+      const ow0 = (s - row * segsRow) * WGRAD_ROW_V;
+      for (let v = ow0; v < Math.min(oW, ow0 + WGRAD_ROW_V); v++) out.push(row * oW + v);
+    }
+    return out;
+  };
   const partials = new Float64Array(slots * channels * taps);
   const written = new Uint8Array(partials.length);
   const xAt = (n: number, c: number, i: number) =>
@@ -83,17 +100,16 @@ export function wgradHost(
     const cs = cl ? range(bx * 32, Math.min(channels, bx * 32 + 32)) : [bx];
     for (let y = 0; y < slots; y++) {
       for (let z = 0; z < groups; z++) {
-        const t0 = z * WGRAD_TAPS;
+        const t0 = z * perGroup;
         for (const c of cs) {
-          for (let t = t0; t < Math.min(taps, t0 + WGRAD_TAPS); t++) {
+          for (let t = t0; t < Math.min(taps, t0 + perGroup); t++) {
             const kd = Math.floor(t / (kH * kW));
             const kh = Math.floor(t / kW) % kH;
             const kw = t % kW;
             let sum = 0;
             for (let k = y; k < batch * chunks; k += slots) {
               const n = Math.floor(k / chunks);
-              const lo = (k - n * chunks) * len;
-              for (let o = lo; o < Math.min(outPlane, lo + len); o++) {
+              for (const o of slice(k - n * chunks)) {
                 const od = Math.floor(o / (oH * oW));
                 const oh = Math.floor(o / oW) % oH;
                 const ow = o % oW;

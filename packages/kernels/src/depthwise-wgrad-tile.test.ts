@@ -11,7 +11,7 @@ import { wgradHost } from './depthwise-wgrad-host.js';
 import { wgradTilePartials } from './depthwise-wgrad-tile-host.js';
 
 /** The tiled pass 1 is opt-in (slower than `wgrad` on the H200, run 75). */
-const TILE = { wgradTile: true } as const;
+const TILE = { wgrad: { kernel: 'wgradtile' } } as const;
 
 const x3d: Case = { c: 192, n: 8, in: [16, 28, 28], k: [3, 3, 3], pad: [1, 1, 1] };
 
@@ -37,7 +37,9 @@ describe('the tiled backward-filter launch', () => {
       16 * 192 * 27 * 8,
     ]);
     // The device check's A/B: the old kernel on the same problem.
-    expect(depthwiseLaunch(desc(x3d), 'bwFilter', { wgradTile: false }).kernel).toBe('wgrad');
+    expect(depthwiseLaunch(desc(x3d), 'bwFilter', { wgrad: { kernel: 'wgrad' } }).kernel).toBe(
+      'wgrad',
+    );
   });
 
   it.each<[string, Case, string]>([
@@ -156,7 +158,7 @@ describe('wgradtile on the host', () => {
   });
 
   it('takes only a wgradtile launch', () => {
-    const old = depthwiseLaunch(desc({ ...x3d, n: 1 }), 'bwFilter', { wgradTile: false });
+    const old = depthwiseLaunch(desc({ ...x3d, n: 1 }), 'bwFilter', { wgrad: { kernel: 'wgrad' } });
     expect(() => wgradTilePartials(old, [], [])).toThrow(
       'wgradTilePartials takes a wgradtile launch, not wgrad',
     );

@@ -16,8 +16,8 @@ import {
 } from './depthwise-wgrad.test-helpers.js';
 import { wgradHost } from './depthwise-wgrad-host.js';
 
-/** NCDHW stride 1 takes `wgradtile` (depthwise-wgrad-tile.test.ts); these test `wgrad` itself. */
-const OLD = { wgradTile: false } as const;
+/** NCDHW 3×3×3 takes `wgradrow` (depthwise-wgrad-row.test.ts); these test `wgrad` itself. */
+const OLD = { wgrad: { kernel: 'wgrad' } } as const;
 
 describe('the two-pass backward-filter launch', () => {
   it("X3D's layer: a slot a sample in NCDHW (3,072 blocks), 22 slices a sample in NDHWC", () => {

@@ -1,10 +1,12 @@
 /**
- * Depthwise backward-filter's launches (cuda/depthwise-wgrad.cuh): pass 1 (`wgradtile` NCDHW
- * where depthwise-wgrad-tile.ts takes the shape, else `wgrad`; `wgradcl` NDHWC) writes partial sums over slices of the batch into the plan's workspace, pass 2
+ * Depthwise backward-filter's launches (cuda/depthwise-wgrad.cuh): pass 1 (NCDHW: `wgradrow`
+ * where depthwise-wgrad-row.ts takes the shape, else `wgrad`, and `wgradtile` opt-in; `wgradcl`
+ * NDHWC) writes partial sums over slices of the batch into the plan's workspace, pass 2
  * (`wgradsum`) adds them in a fixed order into dw. Pure arithmetic.
  * @internal
  */
 import { ElementKind } from '@baracuda/types';
+import { wgradRowRefusal, wgradRowShape } from './depthwise-wgrad-row.js';
 import { wgradTileShape } from './depthwise-wgrad-tile.js';
 import type { Conv3dDescriptor } from './descriptor.js';
 
@@ -58,9 +60,20 @@ export function wgradUnsupported(desc: Conv3dDescriptor, maxWorkspaceBytes: numb
   return null;
 }
 
+/** Backward-filter's pass-1 kernels. */
+export type WgradKernel = 'wgrad' | 'wgradcl' | 'wgradtile' | 'wgradrow';
+
+/** What {@link wgradGeometry} may be told: a pass-1 kernel to take where the shape allows, and `wgradrow`'s blocks. */
+export interface WgradChoice {
+  /** NCDHW: this pass 1 where it takes the shape (else the default); the device check and tests. */
+  readonly kernel?: 'wgrad' | 'wgradtile' | 'wgradrow';
+  /** `wgradrow`: blocks aimed for at least (WGRAD_ROW_MIN_BLOCKS by default). */
+  readonly rowBlocks?: number;
+}
+
 /** Pass 1's geometry and parameters, pass 2's, and the workspace between them. */
 export interface WgradGeometry {
-  readonly kernel: 'wgrad' | 'wgradcl' | 'wgradtile';
+  readonly kernel: WgradKernel;
   readonly grid: [number, number, number];
   readonly block: [number, number, number];
   /** Dynamic shared memory of pass 1 (wgradtile's staged tile; 0 for the others). */
@@ -76,21 +89,23 @@ export interface WgradGeometry {
 }
 
 /**
- * The two-pass launch of a problem's backward-filter: with `tile` (opt-in: the device check and
- * tests), NCDHW takes the tiled pass 1 (`wgradtile`) where {@link wgradTileShape} takes the shape;
- * it is not the default because on the H200 it was slower than `wgrad` (run 75, X3D's layer f32:
- * 1.20 against 0.85 ms; 114 registers a thread leave two blocks an SM). Otherwise slices of a sample's output positions while the grid is short of
- * WGRAD_MIN_BLOCKS. Then as many slots of partial sums as slices (at most 65,535, and no more
- * than `maxWorkspaceBytes` holds: a slot then sums several slices, in order).
+ * The two-pass launch of a problem's backward-filter. NCDHW takes the row-segment pass 1
+ * (`wgradrow`) where depthwise-wgrad-row.ts takes the shape (a 3×3×3 filter, stride and dilation 1
+ * along W), else `wgrad`; `choice.kernel` picks one where it takes the shape (the device check
+ * and tests): `wgradtile`, the tiled pass 1, is opt-in only (run 75, X3D's layer f32: 1.20
+ * against `wgrad`'s 0.85 ms; 114 registers a thread leave two blocks an SM). `wgrad` cuts a
+ * sample's output positions into slices while the grid is short of WGRAD_MIN_BLOCKS. Then as many
+ * slots of partial sums as slices (at most 65,535, and no more than `maxWorkspaceBytes` holds: a
+ * slot then sums several slices, in order).
  * Call only where {@link wgradUnsupported} is null.
  */
 export function wgradGeometry(
   desc: Conv3dDescriptor,
   maxWorkspaceBytes: number,
-  tile = false,
+  choice: WgradChoice = {},
 ): WgradGeometry {
   const taps = desc.dFilt * desc.hFilt * desc.wFilt;
-  const shape = tile ? wgradTileShape(desc) : null;
+  const shape = choice.kernel === 'wgradtile' ? wgradTileShape(desc) : null;
   if (shape !== null) {
     const slots = wgradSlots(desc, desc.batch * shape.chunks, maxWorkspaceBytes);
     return {
@@ -100,6 +115,20 @@ export function wgradGeometry(
       sharedBytes: shape.sharedBytes,
       len: shape.len,
       chunks: shape.chunks,
+      workspaceBytes: slots * wgradSlotBytes(desc),
+      reduce: wgradReduce(desc.cIn * taps, slots),
+    };
+  }
+  if ((choice.kernel ?? 'wgradrow') === 'wgradrow' && wgradRowRefusal(desc) === null) {
+    const row = wgradRowShape(desc, choice.rowBlocks);
+    const slots = wgradSlots(desc, desc.batch * row.chunks, maxWorkspaceBytes);
+    return {
+      kernel: 'wgradrow',
+      grid: [desc.cIn, slots, 1],
+      block: [row.threads, 1, 1],
+      sharedBytes: 0,
+      len: row.len,
+      chunks: row.chunks,
       workspaceBytes: slots * wgradSlotBytes(desc),
       reduce: wgradReduce(desc.cIn * taps, slots),
     };

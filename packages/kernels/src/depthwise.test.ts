@@ -248,12 +248,12 @@ describe('depthwiseLaunch', () => {
     expect(maxAbsDiff(y, want.y)).toBeLessThan(1e-12);
     const dx = depthwiseHost(bw, dy, w, new Float64Array(d.xElements).fill(Number.NaN), 1, 0);
     expect(maxAbsDiff(dx, want.dx)).toBeLessThan(1e-12);
-    // Backward-filter as chosen (NCDHW stride 1: mostly `wgradtile`) and on the old pass 1.
+    // Backward-filter as chosen (NCDHW 3×3×3: `wgradrow`) and on the old pass 1.
     for (const bwf of [
       depthwiseLaunch(d, 'bwFilter'),
-      depthwiseLaunch(d, 'bwFilter', { wgradTile: false }),
+      depthwiseLaunch(d, 'bwFilter', { wgrad: { kernel: 'wgrad' } }),
     ]) {
-      if (bwf.kernel !== 'wgradtile') expectWgradGeometry(d, bwf);
+      if (bwf.kernel !== 'wgradtile' && bwf.kernel !== 'wgradrow') expectWgradGeometry(d, bwf);
       const dw = depthwiseHost(bwf, x, dy, new Float64Array(d.wElements).fill(Number.NaN), 1, 0);
       expect(maxAbsDiff(dw, want.dw)).toBeLessThan(1e-12);
       const priorW = random(d.wElements, 5);
@@ -500,17 +500,19 @@ describe('DepthwiseKernels', () => {
         'fw',
       );
       expect(tiled8.span).toBe(8);
-      // wgradtile, wgrad (NCDHW's old pass 1) and wgradcl.
-      for (const [layout, wgradTile] of [
-        ['ncdhw', true],
-        ['ncdhw', false],
-        ['ndhwc', true],
+      // wgradrow, wgradtile and wgrad (NCDHW), and wgradcl.
+      for (const [layout, kernel] of [
+        ['ncdhw', 'wgradrow'],
+        ['ncdhw', 'wgradtile'],
+        ['ncdhw', 'wgrad'],
+        ['ndhwc', 'wgrad'],
       ] as const) {
         const wgrad = depthwiseLaunch(
           desc({ c: 2, in: [3, 3, 3], k: [3, 3, 3], layout }),
           'bwFilter',
-          { wgradTile },
+          { wgrad: { kernel } },
         );
+        expect(wgrad.kernel).toBe(layout === 'ndhwc' ? 'wgradcl' : kernel);
         // Pass 1: x, dy, partials, planes; the ints. Pass 2: partials, dw, count; slots; alpha, beta.
         const one = [...Array(4).fill('.u64'), ...wgrad.ints.map(() => '.u32')];
         const first = `baracuda_depthwise_${wgrad.kernel}_${suffix}`;

@@ -153,6 +153,7 @@ export class DepthwiseKernels {
           'wgrad',
           'wgradcl',
           'wgradtile',
+          'wgradrow',
           'wgradsum',
         ]) {
           for (const suffix of Object.values(SUFFIX) as string[]) {

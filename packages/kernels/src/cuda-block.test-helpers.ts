@@ -1,0 +1,144 @@
+/**
+ * Our CUDA kernel sources compiled as host C++ and run block by block, for the tests that check a
+ * kernel itself without a GPU: one host thread per CUDA thread, __syncthreads a barrier of the
+ * block, __shfl_xor_sync an exchange through it. Compiled without fused multiply-adds (the GPU's
+ * build uses them; its last bits are the device check's, against f64).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The CUDA built-ins a kernel uses, for a block run as host threads (C++17). */
+const SHIM = `
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+#define __shared__ static
+struct Dim3 { unsigned x, y, z; };
+static Dim3 blockIdx, blockDim, gridDim;
+static thread_local Dim3 threadIdx;
+struct int4 { int x, y, z, w; };
+static inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+// A reusable barrier of the block's threads (C++17: std::barrier is C++20's).
+struct Barrier {
+  std::mutex m;
+  std::condition_variable cv;
+  int count, waiting = 0;
+  unsigned long long phase = 0;
+  explicit Barrier(int n) : count(n) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(m);
+    const unsigned long long mine = phase;
+    if (++waiting == count) {
+      waiting = 0;
+      phase++;
+      cv.notify_all();
+    } else {
+      cv.wait(lock, [&] { return phase != mine; });
+    }
+  }
+};
+static Barrier* blockBarrier;
+static double exchange[1024];
+static inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
+template <typename V> static V __shfl_xor_sync(unsigned, V v, int m) {
+  exchange[threadIdx.x] = (double)v;
+  blockBarrier->arrive_and_wait();
+  const V r = (V)exchange[threadIdx.x ^ m];
+  blockBarrier->arrive_and_wait();
+  return r;
+}
+using std::min;
+// Run body(x, y) as block (x, y, 0) of a grid (gx, gy, 1) of \`threads\` threads, block by block.
+template <typename F> static void runGrid(unsigned gx, unsigned gy, int threads, F body) {
+  gridDim = {gx, gy, 1};
+  blockDim = {(unsigned)threads, 1, 1};
+  for (unsigned x = 0; x < gx; x++) {
+    for (unsigned y = 0; y < gy; y++) {
+      blockIdx = {x, y, 0};
+      Barrier bar(threads);
+      blockBarrier = &bar;
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; t++) {
+        pool.emplace_back([&, t] {
+          threadIdx = {(unsigned)t, 0, 0};
+          body();
+        });
+      }
+      for (auto& th : pool) th.join();
+    }
+  }
+}
+static std::vector<char> slurp(const char* path) {
+  std::FILE* f = std::fopen(path, "rb");
+  std::vector<char> v;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) v.insert(v.end(), buf, buf + n);
+  std::fclose(f);
+  return v;
+}
+`;
+
+/**
+ * An executable of the shim, then \`prelude\` and the kernel sources (paths under cuda/) inside
+ * namespace baracuda_depthwise, then \`harness\` (its main). Dynamic shared memory is the
+ * prelude's array: \`extern __shared__\` becomes a plain extern. A compile error throws.
+ */
+export function buildCudaHarness(
+  cxx: string,
+  name: string,
+  prelude: string,
+  sources: readonly string[],
+  harness: string,
+): string {
+  const dir = mkdtempSync(join(tmpdir(), `baracuda-${name}-host-`));
+  const kernels = sources
+    .map((s) => readFileSync(join(root, 'cuda', s), 'utf8').replace('extern __shared__', 'extern'))
+    .join('\n');
+  const source = `${SHIM}\nnamespace baracuda_depthwise {\n${prelude}\n${kernels}\n}\n${harness}`;
+  writeFileSync(join(dir, 'harness.cpp'), source);
+  const exe = join(dir, 'harness');
+  execFileSync(
+    cxx,
+    [
+      '-std=c++17',
+      '-O1',
+      '-ffp-contract=off',
+      '-Wno-unknown-pragmas',
+      '-pthread',
+      '-o',
+      exe,
+      join(dir, 'harness.cpp'),
+    ],
+    { stdio: 'pipe' },
+  );
+  return exe;
+}
+
+/** Runs a harness on binary files of the given views; returns the bytes it wrote to out.bin. */
+export function runCudaHarness(
+  exe: string,
+  head: readonly string[],
+  views: Record<string, ArrayBufferView>,
+): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'baracuda-harness-run-'));
+  const files = Object.entries(views).map(([name, v]) => {
+    writeFileSync(join(dir, name), new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    return join(dir, name);
+  });
+  const out = join(dir, 'out.bin');
+  execFileSync(exe, [...head, ...files, out]);
+  return readFileSync(out);
+}
