@@ -127,12 +127,12 @@ export function buildCudaHarness(
   return exe;
 }
 
-/** Runs a harness on binary files of the given views; returns the bytes it wrote to out.bin. */
+/** Runs a harness on binary files of the given views; returns a copy of what it wrote to out.bin. */
 export function runCudaHarness(
   exe: string,
   head: readonly string[],
   views: Record<string, ArrayBufferView>,
-): Buffer {
+): ArrayBuffer {
   const dir = mkdtempSync(join(tmpdir(), 'baracuda-harness-run-'));
   const files = Object.entries(views).map(([name, v]) => {
     writeFileSync(join(dir, name), new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
@@ -140,5 +140,6 @@ export function runCudaHarness(
   });
   const out = join(dir, 'out.bin');
   execFileSync(exe, [...head, ...files, out]);
-  return readFileSync(out);
+  const back = readFileSync(out);
+  return new Uint8Array(back).buffer;
 }

@@ -132,7 +132,7 @@ describe.skipIf(cxx === null)('cuda/depthwise-wgrad-row.cuh as host C++', () => 
           'x.bin': x,
           'dy.bin': dy,
         });
-        const got = new Arr(back.buffer.slice(back.byteOffset, back.byteOffset + back.byteLength));
+        const got = new Arr(back);
         const host = wgradHost(launch, x, dy, new Float64Array(d.wElements), 1, 0);
         const tol = bytes === 4 ? 1e-5 : 1e-13;
         expect(got.length).toBe(host.partials.length);
