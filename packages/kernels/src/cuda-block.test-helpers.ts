@@ -12,6 +12,41 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** C++ that reads a whole file into a vector of bytes (needs <cstdio> and <vector>). */
+export const SLURP = `
+static std::vector<char> slurp(const char* path) {
+  std::FILE* f = std::fopen(path, "rb");
+  std::vector<char> v;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) v.insert(v.end(), buf, buf + n);
+  std::fclose(f);
+  return v;
+}
+`;
+
+/**
+ * A harness's main for a pass-1 kernel's partial sums: argv 4|8, ints.bin, x.bin, dy.bin, out.bin;
+ * it calls the harness's run<float> or run<double>(ints, x, dy) and writes what it returns.
+ */
+export const PARTIALS_MAIN = `
+int main(int argc, char** argv) {
+  const int bytes = std::atoi(argv[1]);
+  std::vector<char> q = slurp(argv[2]), x = slurp(argv[3]), dy = slurp(argv[4]);
+  const int* ints = (const int*)q.data();
+  std::FILE* f = std::fopen(argv[5], "wb");
+  if (bytes == 4) {
+    auto p = run<float>(ints, (const float*)x.data(), (const float*)dy.data());
+    std::fwrite(p.data(), 4, p.size(), f);
+  } else {
+    auto p = run<double>(ints, (const double*)x.data(), (const double*)dy.data());
+    std::fwrite(p.data(), 8, p.size(), f);
+  }
+  std::fclose(f);
+  return 0;
+}
+`;
+
 /** The CUDA built-ins a kernel uses, for a block run as host threads (C++17). */
 const SHIM = `
 #include <algorithm>
@@ -80,16 +115,7 @@ template <typename F> static void runGrid(unsigned gx, unsigned gy, int threads,
     }
   }
 }
-static std::vector<char> slurp(const char* path) {
-  std::FILE* f = std::fopen(path, "rb");
-  std::vector<char> v;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) v.insert(v.end(), buf, buf + n);
-  std::fclose(f);
-  return v;
-}
-`;
+${SLURP}`;
 
 /**
  * An executable of the shim, then \`prelude\` and the kernel sources (paths under cuda/) inside

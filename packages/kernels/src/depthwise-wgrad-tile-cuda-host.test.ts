@@ -6,7 +6,7 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildCudaHarness, runCudaHarness } from './cuda-block.test-helpers.js';
+import { buildCudaHarness, PARTIALS_MAIN, runCudaHarness } from './cuda-block.test-helpers.js';
 import { hostCompiler } from './cxx.test-helpers.js';
 import { depthwiseLaunch } from './depthwise-launch.js';
 import { type Case, desc, random } from './depthwise-wgrad.test-helpers.js';
@@ -32,21 +32,7 @@ template <typename T> static std::vector<T> run(const int* q, const T* x, const 
   });
   return partial;
 }
-int main(int argc, char** argv) {
-  const int bytes = std::atoi(argv[1]);
-  std::vector<char> q = slurp(argv[2]), x = slurp(argv[3]), dy = slurp(argv[4]);
-  const int* ints = (const int*)q.data();
-  std::FILE* f = std::fopen(argv[5], "wb");
-  if (bytes == 4) {
-    auto p = run<float>(ints, (const float*)x.data(), (const float*)dy.data());
-    std::fwrite(p.data(), 4, p.size(), f);
-  } else {
-    auto p = run<double>(ints, (const double*)x.data(), (const double*)dy.data());
-    std::fwrite(p.data(), 8, p.size(), f);
-  }
-  std::fclose(f);
-  return 0;
-}
+${PARTIALS_MAIN}
 `;
 
 const cxx = hostCompiler();

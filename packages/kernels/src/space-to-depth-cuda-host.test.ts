@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ElementKind, f32ToBf16Bits, f32ToF16Bits } from '@baracuda/types';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SLURP } from './cuda-block.test-helpers.js';
 import { hostCompiler } from './cxx.test-helpers.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
@@ -70,15 +71,7 @@ const HARNESS = `
 #include <cstdlib>
 #include <vector>
 #include "space-to-depth.cu"
-static std::vector<char> slurp(const char* path) {
-  std::FILE* f = std::fopen(path, "rb");
-  std::vector<char> v;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) v.insert(v.end(), buf, buf + n);
-  std::fclose(f);
-  return v;
-}
+${SLURP}
 template <typename T> static void wide(bool gather, std::vector<char>& p, std::vector<char>& in,
                                        std::vector<char>& out) {
   if (gather) {
