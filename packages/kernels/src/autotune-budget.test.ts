@@ -321,11 +321,11 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       ]);
       const p = `${d.describe()} bwFilter:`;
       expect(lines).toEqual([
-        `${p} quick 1/4 baracuda depthwise wgrad -0.500 ms`,
+        `${p} quick 1/4 baracuda depthwise wgradrow -0.500 ms`,
         `${p} quick 2/4 engine 28 0.000 ms`,
         `${p} quick 3/4 engine 0 (TILE_SIZE=1) 0.000 ms`,
         `${p} quick 4/4 engine 0 (TILE_SIZE=3) 0.000 ms`,
-        `${p} quick tune chose baracuda depthwise wgrad (-0.500 ms) of 4 timed`,
+        `${p} quick tune chose baracuda depthwise wgradrow (-0.500 ms) of 4 timed`,
       ]);
       plan.dispose();
       expect(cacheEntries(cachePath)).toEqual([

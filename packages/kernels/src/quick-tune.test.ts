@@ -142,7 +142,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       expect(lines.slice(1, 2)).toEqual([
         'bwFilter: quick 2/5 engine 20 50.000 ms (warm-up run; not timed again)',
       ]);
-      expect(lines[2]).toMatch(/^bwFilter: quick 3\/5 baracuda depthwise wgrad via NCDHW /);
+      expect(lines[2]).toMatch(/^bwFilter: quick 3\/5 baracuda depthwise wgradrow via NCDHW /);
       expect(lines.slice(3)).toEqual([
         'bwFilter: quick 4/5 engine 61 0.100 ms',
         'bwFilter: quick 5/5 engine 10 1.200 ms (warm-up run; not timed again)',
