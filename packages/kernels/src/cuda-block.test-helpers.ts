@@ -47,71 +47,87 @@ int main(int argc, char** argv) {
 }
 `;
 
-/** The CUDA built-ins a kernel uses, for a block run as host threads (C++17). */
+/**
+ * The CUDA built-ins a kernel uses, for a block run on one host thread (C++17): each CUDA thread is
+ * a fiber (ucontext) run in turn until it reaches __syncthreads or returns, so a block of 256
+ * threads costs context switches, not 256 OS threads woken at every barrier. A barrier that some
+ * threads reach while others return (divergent __syncthreads, undefined on the GPU) aborts.
+ */
 const SHIM = `
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
+#include <functional>
+#include <memory>
+#include <ucontext.h>
 #include <vector>
 #define __device__
 #define __forceinline__ inline
 #define __restrict__
 #define __shared__ static
 struct Dim3 { unsigned x, y, z; };
+// volatile: the scheduler changes it between a fiber's reads, behind the compiler's back.
+struct VolatileDim3 { volatile unsigned x, y, z; };
 static Dim3 blockIdx, blockDim, gridDim;
-static thread_local Dim3 threadIdx;
+static VolatileDim3 threadIdx;
 struct int4 { int x, y, z, w; };
 static inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
-// A reusable barrier of the block's threads (C++17: std::barrier is C++20's).
-struct Barrier {
-  std::mutex m;
-  std::condition_variable cv;
-  int count, waiting = 0;
-  unsigned long long phase = 0;
-  explicit Barrier(int n) : count(n) {}
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lock(m);
-    const unsigned long long mine = phase;
-    if (++waiting == count) {
-      waiting = 0;
-      phase++;
-      cv.notify_all();
-    } else {
-      cv.wait(lock, [&] { return phase != mine; });
-    }
-  }
-};
-static Barrier* blockBarrier;
+struct Fiber { ucontext_t ctx; bool done; };
+static ucontext_t scheduler;
+static Fiber* volatile running;
+static std::function<void()>* fiberBody;
+static void fiberMain() {
+  (*fiberBody)();
+  running->done = true;  // then uc_link: back to the scheduler
+}
+static inline void __syncthreads() { swapcontext((ucontext_t*)&running->ctx, &scheduler); }
 static double exchange[1024];
-static inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
 template <typename V> static V __shfl_xor_sync(unsigned, V v, int m) {
   exchange[threadIdx.x] = (double)v;
-  blockBarrier->arrive_and_wait();
+  __syncthreads();
   const V r = (V)exchange[threadIdx.x ^ m];
-  blockBarrier->arrive_and_wait();
+  __syncthreads();
   return r;
 }
 using std::min;
-// Run body(x, y) as block (x, y, 0) of a grid (gx, gy, 1) of \`threads\` threads, block by block.
+// Run body() as block (x, y, 0) of a grid (gx, gy, 1) of \`threads\` threads, block by block.
 template <typename F> static void runGrid(unsigned gx, unsigned gy, int threads, F body) {
+  constexpr size_t STACK = 128 * 1024;
   gridDim = {gx, gy, 1};
   blockDim = {(unsigned)threads, 1, 1};
+  std::function<void()> fn = body;
+  fiberBody = &fn;
+  std::unique_ptr<char[]> stacks(new char[STACK * threads]);
+  std::vector<Fiber> fibers(threads);
   for (unsigned x = 0; x < gx; x++) {
     for (unsigned y = 0; y < gy; y++) {
       blockIdx = {x, y, 0};
-      Barrier bar(threads);
-      blockBarrier = &bar;
-      std::vector<std::thread> pool;
       for (int t = 0; t < threads; t++) {
-        pool.emplace_back([&, t] {
-          threadIdx = {(unsigned)t, 0, 0};
-          body();
-        });
+        Fiber& f = fibers[t];
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = stacks.get() + STACK * t;
+        f.ctx.uc_stack.ss_size = STACK;
+        f.ctx.uc_link = &scheduler;
+        f.done = false;
+        makecontext(&f.ctx, fiberMain, 0);
       }
-      for (auto& th : pool) th.join();
+      for (;;) {
+        int waiting = 0, returned = 0;
+        for (int t = 0; t < threads; t++) {
+          if (fibers[t].done) continue;
+          running = &fibers[t];
+          threadIdx.x = (unsigned)t;
+          threadIdx.y = 0;
+          threadIdx.z = 0;
+          swapcontext(&scheduler, &fibers[t].ctx);
+          if (fibers[t].done) returned++; else waiting++;
+        }
+        if (waiting == 0) break;
+        if (returned != 0) {
+          std::fprintf(stderr, "divergent __syncthreads: %d threads wait, %d returned\\n", waiting, returned);
+          std::abort();
+        }
+      }
     }
   }
 }
@@ -143,7 +159,6 @@ export function buildCudaHarness(
       '-O1',
       '-ffp-contract=off',
       '-Wno-unknown-pragmas',
-      '-pthread',
       '-o',
       exe,
       join(dir, 'harness.cpp'),
