@@ -13,8 +13,8 @@
 // divisions) per kWgradRowV outputs, where `wgradSplit` has one multiply-add a load and a decode
 // per output for each of its two tap groups. Rows outside the input are skipped; columns outside
 // it read as zero. No shared memory but the block's final sums, no barrier in the loop.
-// The block adds its threads' sums as `wgradSplit` does: a butterfly within each warp, then the
-// warps in order. So the result is a fixed function of the launch (no atomics).
+// The block adds its threads' sums with wgradBlockSum (as `wgradSplit` does), so the result is a
+// fixed function of the launch (no atomics).
 // Taken only where depthwise-wgrad-row.ts routes it: NCDHW, a 3x3x3 filter, stride 1 and dilation
 // 1 along W (any stride, dilation and padding along D and H, any padding along W).
 
@@ -31,7 +31,7 @@ __device__ __forceinline__ void wgradRow(const T* __restrict__ x, const T* __res
   constexpr int K = kWgradRowK, V = kWgradRowV, S = V + K - 1, TAPS = K * K * K;
   __shared__ Acc sums[kWgradThreads / 32][TAPS];
   const int tid = threadIdx.x, threads = blockDim.x;
-  const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
+  const int warps = threads >> 5;
   const int c = blockIdx.x;
   const int segsRow = (outW + V - 1) / V;
   const int segsPlane = outD * outH * segsRow;
@@ -78,18 +78,6 @@ __device__ __forceinline__ void wgradRow(const T* __restrict__ x, const T* __res
       }
     }
   }
-  // A butterfly within each warp, then the warps in order (as wgradSplit).
-#pragma unroll
-  for (int t = 0; t < TAPS; t++) {
-    Acc v = acc[t];
-#pragma unroll
-    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
-    if (lane == 0) sums[warp][t] = v;
-  }
-  __syncthreads();
-  if (tid < TAPS) {
-    Acc v = Acc(0);
-    for (int w = 0; w < warps; w++) v += sums[w][tid];
-    partial[((i64)blockIdx.y * channels + c) * TAPS + tid] = v;
-  }
+  const Acc v = wgradBlockSum(acc, sums, tid, warps);
+  if (tid < TAPS) partial[((i64)blockIdx.y * channels + c) * TAPS + tid] = v;
 }

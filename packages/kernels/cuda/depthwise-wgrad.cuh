@@ -71,6 +71,29 @@ __device__ __forceinline__ void wgradCorner(int o, int outH, int outW, int sD, i
   *iw0 = (r - oh * outW) * sW - pW;
 }
 
+// The block's sum of its threads' N tap sums acc[j]: a butterfly within each warp, then the warps
+// in order (so the order is a fixed function of the launch). `sums` is the caller's shared
+// [kWgradThreads / 32][N]; thread j < N gets tap j's sum, the others 0. A barrier: every thread
+// of the block calls it. Pass 1 of both NCDHW kernels (wgradSplit, wgradRow) ends with it.
+template <int N, typename Acc>
+__device__ __forceinline__ Acc wgradBlockSum(const Acc (&acc)[N], Acc (*sums)[N], int tid,
+                                             int warps) {
+  const int lane = tid & 31, warp = tid >> 5;
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    Acc v = acc[j];
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+    if (lane == 0) sums[warp][j] = v;
+  }
+  __syncthreads();
+  Acc v = Acc(0);
+  if (tid < N) {
+    for (int w = 0; w < warps; w++) v += sums[w][tid];
+  }
+  return v;
+}
+
 // grid (channels, slots, tap groups); block (256). x, dy NCDHW; partial [slots][C][taps].
 template <typename T, typename Acc>
 __device__ __forceinline__ void wgradSplit(const T* __restrict__ x, const T* __restrict__ dy,
@@ -123,20 +146,8 @@ __device__ __forceinline__ void wgradSplit(const T* __restrict__ x, const T* __r
       for (int j = 0; j < kWgradTaps; j++) acc[j] += v[j] * g;
     }
   }
-  // A butterfly within each warp, then the warps in order.
-  const int lane = tid & 31, warp = tid >> 5;
-#pragma unroll
-  for (int j = 0; j < kWgradTaps; j++) {
-    Acc v = acc[j];
-#pragma unroll
-    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
-    if (lane == 0) sums[warp][j] = v;
-  }
-  __syncthreads();
+  const Acc v = wgradBlockSum(acc, sums, tid, kWgradThreads / 32);
   if (tid < kWgradTaps && t0 + tid < nTaps) {
-    Acc v = Acc(0);
-#pragma unroll
-    for (int w = 0; w < kWgradThreads / 32; w++) v += sums[w][tid];
     partial[((i64)blockIdx.y * channels + c) * nTaps + t0 + tid] = v;
   }
 }

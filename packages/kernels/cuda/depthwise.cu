@@ -21,8 +21,7 @@
 //   (depthwise-march.cuh).
 // Backward-filter (both layouts) is two passes, partial sums over slices of the batch into
 // plan-owned workspace and then their fixed-order sum (depthwise-wgrad.cuh; NCDHW 3x3x3 filters
-// with stride and dilation 1 along W take the row-segment pass 1 of depthwise-wgrad-row.cuh, and
-// the tiled pass 1 of depthwise-wgrad-tile.cuh is opt-in).
+// with stride and dilation 1 along W take the row-segment pass 1 of depthwise-wgrad-row.cuh).
 // Accumulation is in f32 (f64 for f64). Each output is summed in a fixed order, so results are
 // deterministic. beta == 0 never reads the output (it may hold NaN).
 // Offsets are 64-bit; extents are 32-bit (Conv3dDescriptor checks they fit).
@@ -202,7 +201,6 @@ __device__ __forceinline__ void clvec(const T* __restrict__ in, const Acc* __res
 }
 
 #include "depthwise-wgrad.cuh"
-#include "depthwise-wgrad-tile.cuh"
 #include "depthwise-wgrad-row.cuh"
 #include "depthwise-march.cuh"
 
@@ -278,14 +276,6 @@ __device__ __forceinline__ Acc* stageFilter(const T* __restrict__ w, int channel
     baracuda_depthwise::wgradSplit<T, ACC>(in, dy, partial, (int)(planes / channels), channels, \
                                            inD, inH, inW, outD, outH, outW, kD, kH, kW, sD, sH, \
                                            sW, pD, pH, pW, dD, dH, dW, chunks, len);            \
-  }                                                                                            \
-  extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_wgradtile_##SUFFIX(      \
-      const T* in, const T* dy, ACC* partial, long long planes, int channels, int inD, int inH, \
-      int inW, int outD, int outH, int outW, int kD, int kH, int kW, int sD, int sH, int sW,   \
-      int pD, int pH, int pW, int dD, int dH, int dW, int chunks, int len) {                   \
-    baracuda_depthwise::wgradTile<T, ACC>(in, dy, partial, (int)(planes / channels), channels, \
-                                          inD, inH, inW, outD, outH, outW, kD, kH, kW, pD, pH,  \
-                                          pW, dD, dH, dW, chunks, len);                         \
   }                                                                                            \
   extern "C" __global__ void __launch_bounds__(256) baracuda_depthwise_wgradrow_##SUFFIX(       \
       const T* in, const T* dy, ACC* partial, long long planes, int channels, int inD, int inH, \

@@ -15,7 +15,7 @@
 //    widens it), CUDA events, the median of 30 calls in each of 3 rounds; the suite's shapes are
 //    shared/bench/conv3d-suite.json's x3d-depthwise. X3D's backward-filter is checked bit-identical
 //    run to run at full size, and in NCDHW against f64 (wgrad-x3d-check.mjs) on the default pass 1
-//    (wgradrow) and the others (wgrad, the opt-in wgradtile, wgradrow at 4,096 blocks), all timed. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
+//    (wgradrow) and the others (wgrad, wgradrow at 4,096 blocks), all timed. cuDNN's autotune stops once DEPTHWISE_BUDGET_S (100) has passed.
 // DEPTHWISE_PTX_VARIANTS (label=path.ptx,...) times other builds of cuda/depthwise.cu on X3D's
 // layer next to the built-in one: an A/B in one run. Exit code 1 on any mismatch.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -88,7 +88,7 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       const launches = [base];
       // The other NCDHW backward-filter pass-1 kernels where the shape takes them.
       if (pass === 'bwFilter') {
-        for (const kernel of ['wgrad', 'wgradtile', 'wgradrow']) {
+        for (const kernel of ['wgrad', 'wgradrow']) {
           const other = depthwiseLaunch(d, pass, { wgrad: { kernel } });
           if (other.kernel === kernel && base.kernel !== kernel) launches.push(other);
         }
@@ -205,7 +205,7 @@ function x3dOperands(name, layout) {
   x.uploadSync(hosts.x);
   w.uploadSync(filler(name, d.wElements));
   y.uploadSync(hosts.y);
-  const bytes = ['wgrad', 'wgradtile', 'wgradrow'].map((kernel) =>
+  const bytes = ['wgrad', 'wgradrow'].map((kernel) =>
     depthwiseLaunch(d, 'bwFilter', { wgrad: { kernel, rowBlocks: 4096 } }),
   );
   const ws = DeviceBuffer.alloc(Math.max(1, ...bytes.map((l) => l.workspaceBytes)));
@@ -238,7 +238,6 @@ for (const [name, el] of Object.entries(ELEMENTS)) {
       if (pass === 'bwFilter') {
         for (const [label, choice] of [
           ['wgrad', { kernel: 'wgrad' }],
-          ['tile', { kernel: 'wgradtile' }],
           ['row 4096', { kernel: 'wgradrow', rowBlocks: 4096 }],
         ]) {
           const other = depthwiseLaunch(o.d, pass, { wgrad: choice });
@@ -320,7 +319,7 @@ for (const shape of [
       const d = desc(shape, el.kind, layout);
       // The default pass 1 and the other NCDHW ones (A/B), where the shape takes them.
       const base = depthwiseLaunch(d, 'bwFilter');
-      const others = ['wgrad', 'wgradtile']
+      const others = ['wgrad']
         .map((kernel) => depthwiseLaunch(d, 'bwFilter', { wgrad: { kernel } }))
         .filter((l) => l.kernel !== base.kernel);
       for (const launch of [base, ...others]) {

@@ -57,8 +57,7 @@ export interface DepthwiseLaunch {
    * and the filter staged in shared memory; clmarch: NDHWC stride 1, `vec` channels of an output
    * column marching through a chunk of depths (cuda/depthwise-march.cuh); wgrad (NCDHW) and wgradcl (NDHWC): backward-filter's
    * pass 1, partial sums over slices of the batch, followed by `reduce`; wgradrow: NCDHW 3×3×3's
-   * row-segment pass 1 (cuda/depthwise-wgrad-row.cuh) and wgradtile: NCDHW stride 1's tiled pass 1
-   * (cuda/depthwise-wgrad-tile.cuh, opt-in), the same contract.
+   * row-segment pass 1 (cuda/depthwise-wgrad-row.cuh), the same contract.
    */
   readonly kernel: 'tiled' | 'gather' | 'gathercl' | 'clvec' | 'clmarch' | WgradKernel;
   /**
@@ -78,14 +77,14 @@ export interface DepthwiseLaunch {
    * (as tiled's), dilations D/H/W, flip, vec, chunks (of output depths), len (depths a chunk).
    * gather and gathercl: channels,
    * in D/H/W, out D/H/W, filter D/H/W, strides D/H/W, pads D/H/W, dilations D/H/W, backward;
-   * clvec: those and vec; wgrad, wgradcl, wgradrow and wgradtile: those but backward (x's extents
-   * are in, dy's out), then chunks (slices a sample's output plane is cut into) and len (positions
-   * a slice; wgradrow: segments of WGRAD_ROW_V outputs of a row; wgradtile: output depths).
+   * clvec: those and vec; wgrad, wgradcl and wgradrow: those but backward (x's extents are in, dy's
+   * out), then chunks (slices a sample's output plane is cut into) and len (positions a slice;
+   * wgradrow: segments of WGRAD_ROW_V outputs of a row).
    */
   readonly ints: readonly number[];
   /** Workspace the launch needs (pass 1's partial sums); 0 for the one-pass kernels. */
   readonly workspaceBytes: number;
-  /** wgrad, wgradcl: pass 2 (`wgradsum`), the fixed-order sum of the partials into dw. */
+  /** wgrad, wgradcl, wgradrow: pass 2 (`wgradsum`), the fixed-order sum of the partials into dw. */
   readonly reduce?: DepthwiseReduce;
 }
 
@@ -182,7 +181,7 @@ export function depthwiseLaunch(
       kernel: g.kernel,
       grid: g.grid,
       block: g.block,
-      sharedBytes: g.sharedBytes,
+      sharedBytes: 0,
       planes,
       ints: [desc.cIn, ...xDims, ...yDims, ...k, ...s, ...p, ...d, g.chunks, g.len],
       workspaceBytes: g.workspaceBytes,

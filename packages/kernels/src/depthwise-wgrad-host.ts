@@ -2,7 +2,6 @@
 import type { DepthwiseLaunch } from './depthwise-launch.js';
 import { WGRAD_TAPS } from './depthwise-wgrad.js';
 import { WGRAD_ROW_V } from './depthwise-wgrad-row.js';
-import { wgradTilePartials } from './depthwise-wgrad-tile-host.js';
 
 /** What {@link wgradHost} returns: dw, and pass 1's partial sums as the workspace holds them. */
 export interface WgradHostResult {
@@ -28,16 +27,9 @@ export function wgradHost(
   beta: number,
 ): WgradHostResult {
   const reduce = launch.reduce;
-  const kernels = ['wgrad', 'wgradcl', 'wgradtile', 'wgradrow'];
+  const kernels = ['wgrad', 'wgradcl', 'wgradrow'];
   if (reduce === undefined || !kernels.includes(launch.kernel)) {
     throw new Error(`wgradHost takes a two-pass backward-filter launch, not ${launch.kernel}`);
-  }
-  if (launch.kernel === 'wgradtile') {
-    if (launch.grid[1] !== reduce.slots || reduce.count !== launch.ints[0]! * filterTaps(launch)) {
-      throw new Error('the launch and its reduce disagree on the slots or the count');
-    }
-    const partials = wgradTilePartials(launch, x, dy);
-    return { out: wgradSumHost(partials, reduce.slots, reduce.count, out, alpha, beta), partials };
   }
   const q = launch.ints;
   const [channels, iD, iH, iW, oD, oH, oW, kD, kH, kW] = q as readonly number[] as [
@@ -148,11 +140,6 @@ function wgradSumHost(
     out[e] = alpha * v + (beta !== 0 ? beta * out[e]! : 0);
   }
   return out;
-}
-
-/** Taps of a backward-filter launch's filter (its ints 7 to 9). */
-function filterTaps(launch: DepthwiseLaunch): number {
-  return launch.ints[7]! * launch.ints[8]! * launch.ints[9]!;
 }
 
 function range(lo: number, hi: number): number[] {

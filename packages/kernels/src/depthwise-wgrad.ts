@@ -1,13 +1,11 @@
 /**
  * Depthwise backward-filter's launches (cuda/depthwise-wgrad.cuh): pass 1 (NCDHW: `wgradrow`
- * where depthwise-wgrad-row.ts takes the shape, else `wgrad`, and `wgradtile` opt-in; `wgradcl`
- * NDHWC) writes partial sums over slices of the batch into the plan's workspace, pass 2
+ * where depthwise-wgrad-row.ts takes the shape, else `wgrad`; `wgradcl` NDHWC) writes partial sums over slices of the batch into the plan's workspace, pass 2
  * (`wgradsum`) adds them in a fixed order into dw. Pure arithmetic.
  * @internal
  */
 import { ElementKind } from '@baracuda/types';
 import { wgradRowRefusal, wgradRowShape } from './depthwise-wgrad-row.js';
-import { wgradTileShape } from './depthwise-wgrad-tile.js';
 import type { Conv3dDescriptor } from './descriptor.js';
 
 /** Taps one pass-1 block sums (cuda's kWgradTaps); the grid's z picks the group. */
@@ -61,12 +59,12 @@ export function wgradUnsupported(desc: Conv3dDescriptor, maxWorkspaceBytes: numb
 }
 
 /** Backward-filter's pass-1 kernels. */
-export type WgradKernel = 'wgrad' | 'wgradcl' | 'wgradtile' | 'wgradrow';
+export type WgradKernel = 'wgrad' | 'wgradcl' | 'wgradrow';
 
 /** What {@link wgradGeometry} may be told: a pass-1 kernel to take where the shape allows, and `wgradrow`'s blocks. */
 export interface WgradChoice {
   /** NCDHW: this pass 1 where it takes the shape (else the default); the device check and tests. */
-  readonly kernel?: 'wgrad' | 'wgradtile' | 'wgradrow';
+  readonly kernel?: 'wgrad' | 'wgradrow';
   /** `wgradrow`: blocks aimed for at least (WGRAD_ROW_MIN_BLOCKS by default). */
   readonly rowBlocks?: number;
 }
@@ -76,11 +74,9 @@ export interface WgradGeometry {
   readonly kernel: WgradKernel;
   readonly grid: [number, number, number];
   readonly block: [number, number, number];
-  /** Dynamic shared memory of pass 1 (wgradtile's staged tile; 0 for the others). */
-  readonly sharedBytes: number;
   /**
-   * Output positions of one sample's plane a slice takes (wgradtile: output depths), and the
-   * slices a sample is cut into.
+   * Output positions of one sample's plane a slice takes (wgradrow: segments), and the slices a
+   * sample is cut into.
    */
   readonly len: number;
   readonly chunks: number;
@@ -92,11 +88,9 @@ export interface WgradGeometry {
  * The two-pass launch of a problem's backward-filter. NCDHW takes the row-segment pass 1
  * (`wgradrow`) where depthwise-wgrad-row.ts takes the shape (a 3×3×3 filter, stride and dilation 1
  * along W), else `wgrad`; `choice.kernel` picks one where it takes the shape (the device check
- * and tests): `wgradtile`, the tiled pass 1, is opt-in only (run 75, X3D's layer f32: 1.20
- * against `wgrad`'s 0.85 ms; 114 registers a thread leave two blocks an SM). `wgrad` cuts a
- * sample's output positions into slices while the grid is short of WGRAD_MIN_BLOCKS. Then as many
- * slots of partial sums as slices (at most 65,535, and no more than `maxWorkspaceBytes` holds: a
- * slot then sums several slices, in order).
+ * and tests). `wgrad` cuts a sample's output positions into slices while the grid is short of
+ * WGRAD_MIN_BLOCKS. Then as many slots of partial sums as slices (at most 65,535, and no more than
+ * `maxWorkspaceBytes` holds: a slot then sums several slices, in order).
  * Call only where {@link wgradUnsupported} is null.
  */
 export function wgradGeometry(
@@ -105,20 +99,6 @@ export function wgradGeometry(
   choice: WgradChoice = {},
 ): WgradGeometry {
   const taps = desc.dFilt * desc.hFilt * desc.wFilt;
-  const shape = choice.kernel === 'wgradtile' ? wgradTileShape(desc) : null;
-  if (shape !== null) {
-    const slots = wgradSlots(desc, desc.batch * shape.chunks, maxWorkspaceBytes);
-    return {
-      kernel: 'wgradtile',
-      grid: [desc.cIn, slots, 1],
-      block: [shape.threads, 1, 1],
-      sharedBytes: shape.sharedBytes,
-      len: shape.len,
-      chunks: shape.chunks,
-      workspaceBytes: slots * wgradSlotBytes(desc),
-      reduce: wgradReduce(desc.cIn * taps, slots),
-    };
-  }
   if ((choice.kernel ?? 'wgradrow') === 'wgradrow' && wgradRowRefusal(desc) === null) {
     const row = wgradRowShape(desc, choice.rowBlocks);
     const slots = wgradSlots(desc, desc.batch * row.chunks, maxWorkspaceBytes);
@@ -126,7 +106,6 @@ export function wgradGeometry(
       kernel: 'wgradrow',
       grid: [desc.cIn, slots, 1],
       block: [row.threads, 1, 1],
-      sharedBytes: 0,
       len: row.len,
       chunks: row.chunks,
       workspaceBytes: slots * wgradSlotBytes(desc),
@@ -150,7 +129,6 @@ export function wgradGeometry(
     kernel: ncdhw ? 'wgrad' : 'wgradcl',
     grid: [gridX, slots, groups],
     block: ncdhw ? WGRAD_BLOCK_NCDHW : WGRAD_BLOCK_NDHWC,
-    sharedBytes: 0,
     len,
     chunks,
     workspaceBytes: slots * wgradSlotBytes(desc),

@@ -253,7 +253,7 @@ describe('depthwiseLaunch', () => {
       depthwiseLaunch(d, 'bwFilter'),
       depthwiseLaunch(d, 'bwFilter', { wgrad: { kernel: 'wgrad' } }),
     ]) {
-      if (bwf.kernel !== 'wgradtile' && bwf.kernel !== 'wgradrow') expectWgradGeometry(d, bwf);
+      if (bwf.kernel !== 'wgradrow') expectWgradGeometry(d, bwf);
       const dw = depthwiseHost(bwf, x, dy, new Float64Array(d.wElements).fill(Number.NaN), 1, 0);
       expect(maxAbsDiff(dw, want.dw)).toBeLessThan(1e-12);
       const priorW = random(d.wElements, 5);
@@ -500,10 +500,9 @@ describe('DepthwiseKernels', () => {
         'fw',
       );
       expect(tiled8.span).toBe(8);
-      // wgradrow, wgradtile and wgrad (NCDHW), and wgradcl.
+      // wgradrow and wgrad (NCDHW), and wgradcl.
       for (const [layout, kernel] of [
         ['ncdhw', 'wgradrow'],
-        ['ncdhw', 'wgradtile'],
         ['ncdhw', 'wgrad'],
         ['ndhwc', 'wgrad'],
       ] as const) {

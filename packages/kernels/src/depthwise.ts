@@ -152,7 +152,6 @@ export class DepthwiseKernels {
           'clmarch',
           'wgrad',
           'wgradcl',
-          'wgradtile',
           'wgradrow',
           'wgradsum',
         ]) {
