@@ -80,11 +80,8 @@ run() {
   echo "== (sanitized) $*"
   if ! bash -c "$*"; then status=1; fi
 }
-run 'cd packages/driver && pnpm exec vitest run'
-run 'cd packages/cudnn-sys && pnpm exec vitest run'
-run 'cd packages/nccl-sys && pnpm exec vitest run'
-run 'cd packages/cublaslt-sys && pnpm exec vitest run'
-run 'cd packages/collectives && pnpm exec vitest run'
+# driver, cudnn-sys, nccl-sys, cublaslt-sys and collectives, as one vitest run.
+run 'pnpm exec vitest run --config scripts/ci/vitest.native.config.ts'
 run 'node scripts/testing/worker-stress.mjs terminate both 100'
 run 'node scripts/testing/worker-stress.mjs concurrent both 3'
 for extra in "$@"; do run "$extra"; done
