@@ -1,5 +1,5 @@
 /**
- * Engines that ignore beta (ENGINES_IGNORING_BETA: engine 78, run 78) keep a plan's beta-0
+ * Engines that ignore beta (ENGINES_IGNORING_BETA: engines 78 and 71, runs 78 and 84) keep a plan's beta-0
  * calls, and never run a call with another beta: that call builds the next config. Fake libcuda
  * and libcudnn; the native calls are recorded as in the trace tests.
  */
@@ -43,26 +43,30 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
     const { stream } = fakeTuning('baracuda-beta');
     afterEach(() => vi.restoreAllMocks());
 
-    it('engine 78 runs beta 0, never beta 0.5', async () => {
+    it.each([
+      [78, 'bwData'],
+      [71, 'fw'],
+    ] as const)('engine %i runs beta 0 (%s), never beta 0.5', async (engine, pass) => {
       recordDriver(await import('@baracuda/driver'));
-      process.env.FAKE_CUDNN_ENGINES = '78~1;28~2';
+      process.env.FAKE_CUDNN_ENGINES = `${engine}~1;28~2`;
       const { Conv3dPlan } = await import('./plan.js');
       const d = pointwiseProblem(ElementKind.F32).withLayout('ndhwc');
       const lines = startTrace();
       const plan = Conv3dPlan.selectSync(stream(), d, undefined, {
-        passes: ['bwData'],
+        passes: [pass],
         heuristic: 'first',
       });
-      expect(plan.algorithm('bwData').name).toBe('engine 78');
+      expect(plan.algorithm(pass).name).toBe(`engine ${engine}`);
       const { x, w, y } = fakeOperands(d);
-      // The beta-0 plan keeps engine 78; beta 0.5 builds the next config (engine 28).
+      // The beta-0 plan keeps the engine; beta 0.5 builds the next config (engine 28).
       const runs = [0, 0.5, 0].map((beta) => {
         const from = lines.length;
-        plan.runBwData({ w, dy: y, dx: x, beta });
+        if (pass === 'fw') plan.runFw({ x, w, y, beta });
+        else plan.runBwData({ w, dy: y, dx: x, beta });
         return engineRun(lines, from);
       });
       stopTrace();
-      expect(runs).toEqual([78, 28, 78]);
+      expect(runs).toEqual([engine, 28, engine]);
       plan.dispose();
     });
   },
