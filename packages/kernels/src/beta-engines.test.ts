@@ -1,7 +1,8 @@
 /**
- * Engines that ignore beta (ENGINES_IGNORING_BETA: engines 78 and 71, runs 78 and 84) keep a plan's beta-0
- * calls, and never run a call with another beta: that call builds the next config. Fake libcuda
- * and libcudnn; the native calls are recorded as in the trace tests.
+ * Engines that ignore beta (ENGINES_IGNORING_BETA, per pass: engine 78, run 78; the forward's
+ * engine 71, run 84) keep a plan's beta-0 calls, and never run a call with another beta: that
+ * call builds the next config. Fake libcuda and libcudnn; the native calls are recorded as in the
+ * trace tests.
  */
 import { ElementKind } from '@baracuda/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -43,10 +44,12 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
     const { stream } = fakeTuning('baracuda-beta');
     afterEach(() => vi.restoreAllMocks());
 
+    // Per pass: backward-data's engine 71 (another kernel than the forward's) keeps beta 0.5.
     it.each([
-      [78, 'bwData'],
-      [71, 'fw'],
-    ] as const)('engine %i runs beta 0 (%s), never beta 0.5', async (engine, pass) => {
+      [78, 'bwData', 28],
+      [71, 'fw', 28],
+      [71, 'bwData', 71],
+    ] as const)('engine %i in %s: beta 0.5 runs on engine %i', async (engine, pass, other) => {
       recordDriver(await import('@baracuda/driver'));
       process.env.FAKE_CUDNN_ENGINES = `${engine}~1;28~2`;
       const { Conv3dPlan } = await import('./plan.js');
@@ -58,7 +61,8 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       });
       expect(plan.algorithm(pass).name).toBe(`engine ${engine}`);
       const { x, w, y } = fakeOperands(d);
-      // The beta-0 plan keeps the engine; beta 0.5 builds the next config (engine 28).
+      // The beta-0 plan keeps the engine; beta 0.5 builds the next config (engine 28) where the
+      // pass refuses it.
       const runs = [0, 0.5, 0].map((beta) => {
         const from = lines.length;
         if (pass === 'fw') plan.runFw({ x, w, y, beta });
@@ -66,7 +70,7 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         return engineRun(lines, from);
       });
       stopTrace();
-      expect(runs).toEqual([engine, 28, engine]);
+      expect(runs).toEqual([engine, other, engine]);
       plan.dispose();
     });
   },

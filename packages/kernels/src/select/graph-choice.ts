@@ -125,21 +125,29 @@ export function graphExec(
 }
 
 /**
- * Engines never built for a plan whose beta is not 0. Each wrote as if beta were 0 on cuDNN 9.19
+ * Engines never built for a plan whose beta is not 0, per pass (an engine's index names a
+ * different kernel in each pass's operation graph). Each wrote as if beta were 0 on cuDNN 9.19
  * (H200), found by 3xTF32 over it, whose second and third calls accumulate with beta 1 and the
  * largest product last, so a lost beta leaves only hi·hi, TF32's error:
  * - engine 78, backward-data of a 1×1×1 NDHWC layer (run 78): 2.6e-4 off f64 with beta 0, 0.5
- *   off with beta 0.5;
+ *   off with beta 0.5; refused in every pass since;
  * - engine 71, forward of the suite's 1×1×1 NDHWC `pointwise` (run 84, autotune's choice):
- *   2.6e-4 off f64.
+ *   2.6e-4 off f64. Backward-data's engine 71 accumulates as it should (run 84: 3xTF32 over it on
+ *   the dilated layer, 3.7e-6 off f64), and refusing it there made that backward-data 4.6× slower
+ *   (run 85), so it stays.
  * The beta-0 plan keeps them; other betas take the next config.
  */
-export const ENGINES_IGNORING_BETA: ReadonlySet<number> = new Set([71, 78]);
+export const ENGINES_IGNORING_BETA: Readonly<Record<Conv3dPass, ReadonlySet<number>>> = {
+  fw: new Set([71, 78]),
+  bwData: new Set([78]),
+  bwFilter: new Set([78]),
+};
 
 /**
  * Heuristic selection on the graph API: mode A then FALLBACK (plus B when matching a tuned
  * choice); the first config that is allowed by the preference, finalizes, and fits the
- * workspace budget, never one of {@link ENGINES_IGNORING_BETA} where beta is not 0. Null when none
+ * workspace budget, never one of the pass's {@link ENGINES_IGNORING_BETA} where beta is not
+ * 0. Null when none
  * does (the caller falls back to the legacy API).
  */
 export function selectGraph(
@@ -154,7 +162,8 @@ export function selectGraph(
   // A tuned engine is built directly: autotune's knob search finds configs no heuristic mode
   // offers, and this skips the heuristics' queries.
   const tuned = preferred?.kind === 'engine' ? preferred : undefined;
-  const refused = (engineIndex: number) => beta !== 0 && ENGINES_IGNORING_BETA.has(engineIndex);
+  const refused = (engineIndex: number) =>
+    beta !== 0 && ENGINES_IGNORING_BETA[pass].has(engineIndex);
   if (tuned !== undefined && tuned.engineIndex >= 0 && !refused(tuned.engineIndex)) {
     const direct = buildCandidate(ctx, graph, tuned.engineIndex, tuned.knobs);
     if (direct !== null) return graphExec(ctx, direct, alpha, beta, align);
