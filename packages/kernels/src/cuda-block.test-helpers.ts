@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildHostHarness } from './cxx.test-helpers.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -151,21 +152,7 @@ export function buildCudaHarness(
     .join('\n');
   const source = `${SHIM}\nnamespace baracuda_depthwise {\n${prelude}\n${kernels}\n}\n${harness}`;
   writeFileSync(join(dir, 'harness.cpp'), source);
-  const exe = join(dir, 'harness');
-  execFileSync(
-    cxx,
-    [
-      '-std=c++17',
-      '-O1',
-      '-ffp-contract=off',
-      '-Wno-unknown-pragmas',
-      '-o',
-      exe,
-      join(dir, 'harness.cpp'),
-    ],
-    { stdio: 'pipe' },
-  );
-  return exe;
+  return buildHostHarness(cxx, join(dir, 'harness.cpp'), ['-ffp-contract=off']);
 }
 
 /** Runs a harness on binary files of the given views; returns a copy of what it wrote to out.bin. */

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { ElementKind, f32ToBf16Bits, f32ToF16Bits } from '@baracuda/types';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SLURP } from './cuda-block.test-helpers.js';
-import { hostCompiler } from './cxx.test-helpers.js';
+import { buildHostHarness, hostCompiler } from './cxx.test-helpers.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
 import { fastDivisor } from './fast-division.js';
@@ -137,24 +137,12 @@ function buildHarness(cxx: string): string {
   writeFileSync(join(dir, 'cuda_fp16.h'), FP16);
   writeFileSync(join(dir, 'cuda_bf16.h'), BF16);
   writeFileSync(join(dir, 'harness.cpp'), HARNESS);
-  const exe = join(dir, 'harness');
-  execFileSync(
-    cxx,
-    [
-      '-std=c++17',
-      '-O1',
-      '-Wno-unknown-pragmas',
-      '-include',
-      join(dir, 'shim.h'),
-      `-I${dir}`,
-      `-I${join(root, 'cuda')}`,
-      '-o',
-      exe,
-      join(dir, 'harness.cpp'),
-    ],
-    { stdio: 'pipe' },
-  );
-  return exe;
+  return buildHostHarness(cxx, join(dir, 'harness.cpp'), [
+    '-include',
+    join(dir, 'shim.h'),
+    `-I${dir}`,
+    `-I${join(root, 'cuda')}`,
+  ]);
 }
 
 const cxx = hostCompiler();
