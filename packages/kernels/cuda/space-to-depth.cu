@@ -129,6 +129,57 @@ __device__ __forceinline__ void gather(const T* __restrict__ in, T* __restrict__
   }
 }
 
+// The gather in vectors (src/gather-vector.ts plans it where it applies: no coordinate can leave
+// the tensor, some run of in elements is contiguous and aligned): each thread loads V = sizeof(VT)
+// / sizeof(T) consecutive in elements as one vector and stores them V apart by `vstride` in out:
+// as one vector where vstride is 1 (NDHWC patch folds, the backward-filter permutes), else as V
+// single stores (NCDHW patch folds, where lanes write consecutive out elements for each of the V).
+// One index decomposition per V elements instead of one per element.
+struct VecGatherMap {
+  // The out index space, the vector's dim counted in vectors; dims of 1 are skipped.
+  long long dims[8];
+  // In and out offsets per step of each index (elements): the vector's dim steps V and V·vstride.
+  long long strides[8];
+  long long outStrides[8];
+  long long base;
+  // Vectors.
+  long long total;
+  unsigned long long div[8];
+  long long vstride;
+};
+
+template <typename T, typename VT, typename I>
+__device__ __forceinline__ void gatherVector(const T* __restrict__ in, T* __restrict__ out,
+                                             const VecGatherMap& m) {
+  constexpr int V = sizeof(VT) / sizeof(T);
+  const I total = (I)m.total;
+  const I step = (I)gridDim.x * blockDim.x;
+  for (I o = (I)blockIdx.x * blockDim.x + threadIdx.x; o < total; o += step) {
+    I rem = o;
+    long long src = m.base;
+    long long dst = 0;
+#pragma unroll
+    for (int k = 7; k >= 0; k--) {
+      const I dim = (I)m.dims[k];
+      if (dim == 1) continue;
+      const I q = quotient(rem, dim, m.div[k]);
+      const I i = rem - q * dim;
+      rem = q;
+      src += (long long)i * m.strides[k];
+      dst += (long long)i * m.outStrides[k];
+    }
+    const VT v = *reinterpret_cast<const VT*>(in + src);
+    if (m.vstride == 1) {
+      *reinterpret_cast<VT*>(out + dst) = v;
+    } else {
+      T e[V];
+      memcpy(e, &v, sizeof v);
+#pragma unroll
+      for (int u = 0; u < V; u++) out[dst + (long long)u * m.vstride] = e[u];
+    }
+  }
+}
+
 __device__ __forceinline__ unsigned short scaled16(unsigned short v, float beta, long long kind) {
   if (kind == 3) {
     __nv_bfloat16 h = __ushort_as_bfloat16(v);
@@ -201,6 +252,7 @@ __device__ __forceinline__ void inverse(const T* __restrict__ in, T* __restrict_
 
 using baracuda_s2d::GatherMap;
 using baracuda_s2d::InverseMap;
+using baracuda_s2d::VecGatherMap;
 
 #define BARACUDA_S2D_KERNELS(SUFFIX, T)                                                      \
   extern "C" __global__ void baracuda_s2d_gather_##SUFFIX(const T* in, T* out, GatherMap m) { \
@@ -218,3 +270,18 @@ using baracuda_s2d::InverseMap;
 BARACUDA_S2D_KERNELS(b16, unsigned short)
 BARACUDA_S2D_KERNELS(b32, unsigned int)
 BARACUDA_S2D_KERNELS(b64, unsigned long long)
+
+// The vector gathers: element size (b16, b32, b64) by vector bytes (v4, v8, v16), V ≥ 2.
+#define BARACUDA_S2D_VECTOR(SUFFIX, T, VB, VT)                                              \
+  extern "C" __global__ void baracuda_s2d_gather_##SUFFIX##_v##VB(const T* in, T* out,     \
+                                                                  VecGatherMap m) {         \
+    if (m.total < 0x80000000LL) baracuda_s2d::gatherVector<T, VT, unsigned>(in, out, m);    \
+    else baracuda_s2d::gatherVector<T, VT, unsigned long long>(in, out, m);                 \
+  }
+
+BARACUDA_S2D_VECTOR(b16, unsigned short, 4, unsigned int)
+BARACUDA_S2D_VECTOR(b16, unsigned short, 8, uint2)
+BARACUDA_S2D_VECTOR(b16, unsigned short, 16, uint4)
+BARACUDA_S2D_VECTOR(b32, unsigned int, 8, uint2)
+BARACUDA_S2D_VECTOR(b32, unsigned int, 16, uint4)
+BARACUDA_S2D_VECTOR(b64, unsigned long long, 16, uint4)

@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeviceBuffer, Stream } from '../../driver/dist/index.js';
 import { Conv3dDescriptor } from '../src/descriptor.ts';
+import { inverseAsGather, vectorGather } from '../src/gather-vector.ts';
 import { Conv3dPlan } from '../src/plan.ts';
 import { InverseMode, patchRoute, stemRoute } from '../src/space-to-depth.ts';
 import { gatherHost, inverseHost } from '../src/space-to-depth-host.ts';
@@ -83,6 +84,12 @@ function problem(c, element, layout) {
 // ---------------------------------------------------------------------------------------------
 // 1. the kernels against their emulation, bit for bit
 
+/** Which kernel the default launch of `map` between buffers a and b takes. */
+function vectorName(map, bytes, a, b) {
+  const plan = map === null ? null : vectorGather(map, bytes, a.devicePtr, b.devicePtr);
+  return plan === null ? 'elements' : `${plan.vectorBytes}-byte vectors, vstride ${plan.vstride}`;
+}
+
 for (const dtype of ['f32', 'f64', 'f16', 'bf16']) {
   for (const layout of ['ncdhw', 'ndhwc']) {
     for (const c of mapCases) {
@@ -98,8 +105,9 @@ for (const dtype of ['f32', 'f64', 'f16', 'bf16']) {
         a.uploadSync(src);
         const want = gatherHost(src, elementArray(dtype, t.elements), t.gather);
         const what = `${dtype} ${layout} ${route.kind} ${role} k=${c.k} in=${c.in}`;
-        // 1, 3 and 4 (the default) elements per thread: the odometer, a short last thread.
-        for (const per of [1, 3, 4]) {
+        // 1, 3 and 4 elements per thread (the odometer, a short last thread), then the default:
+        // in vectors where the map allows (gather-vector.ts), else 4 a thread.
+        for (const per of [1, 3, 4, undefined]) {
           b.memsetSync(0xff);
           kernels.gather(stream, a.devicePtr, b.devicePtr, t.gather, bytes, per);
           const got = elementArray(dtype, t.elements);
@@ -107,7 +115,7 @@ for (const dtype of ['f32', 'f64', 'f16', 'bf16']) {
           b.downloadSync(got);
           report(
             got.every((v, i) => Object.is(v, want[i])),
-            `kernel gather ${per}/thread ${what} (${t.elements} elements)`,
+            `kernel gather ${per === undefined ? `default (${vectorName(t.gather, bytes, a, b)})` : `${per}/thread`} ${what} (${t.elements} elements)`,
           );
         }
         // The inverse of a fresh random transformed tensor, over a fresh random prior.
@@ -118,26 +126,31 @@ for (const dtype of ['f32', 'f64', 'f16', 'bf16']) {
         ]) {
           const from = operand(dtype, t.elements).host;
           const prior = operand(dtype, count).host;
-          b.uploadSync(from);
-          a.uploadSync(prior);
-          kernels.inverse(
-            stream,
-            b.devicePtr,
-            a.devicePtr,
-            t.inverse,
-            mode,
-            beta,
-            KINDS[dtype],
-            bytes,
-          );
-          const back = elementArray(dtype, count);
-          stream.synchronizeSync();
-          a.downloadSync(back);
           const ref = inverseHost(from, prior.slice(), t.inverse, mode, beta, KINDS[dtype]);
-          report(
-            back.every((v, i) => Object.is(v, ref[i])),
-            `kernel inverse mode=${mode} beta=${beta} ${what} (partial ${t.inverse.partial})`,
-          );
+          b.uploadSync(from);
+          // The element kernel, then the default (a vector gather where the inverse covers all).
+          for (const vector of [false, true]) {
+            a.uploadSync(prior);
+            kernels.inverse(
+              stream,
+              b.devicePtr,
+              a.devicePtr,
+              t.inverse,
+              mode,
+              beta,
+              KINDS[dtype],
+              bytes,
+              vector,
+            );
+            const back = elementArray(dtype, count);
+            stream.synchronizeSync();
+            a.downloadSync(back);
+            const how = vector ? vectorName(inverseAsGather(t.inverse), bytes, b, a) : 'elements';
+            report(
+              back.every((v, i) => Object.is(v, ref[i])),
+              `kernel inverse (${how}) mode=${mode} beta=${beta} ${what} (partial ${t.inverse.partial})`,
+            );
+          }
         }
         a.dispose();
         b.dispose();
@@ -244,15 +257,25 @@ function timeTransforms(c, d, dtype, layout, x, w) {
     const moved = (t.elements + count) * bytes;
     const rate = (ms) => `${ms.toFixed(4)} ms ${(moved / ms / 1e6).toFixed(0)} GB/s`;
     const ptr = [buf.devicePtr, scratch.devicePtr];
-    // The gather at 1 (the default), 2 and 4 elements per thread: which to make the default.
-    for (const per of [1, 2, 4]) {
+    // The gather at 1, 2 and 4 elements per thread, and the default (vectors where it can).
+    for (const per of [1, 2, 4, undefined]) {
       const g = time(() => kernels.gather(stream, ptr[0], ptr[1], t.gather, bytes, per));
-      line.push(`${role} gather ${per}/thread ${rate(g)}`);
+      const how =
+        per === undefined
+          ? `default (${vectorName(t.gather, bytes, buf, scratch)})`
+          : `${per}/thread`;
+      line.push(`${role} gather ${how} ${rate(g)}`);
     }
     const mode = InverseMode.Zero;
     const el = KINDS[dtype];
-    const i = time(() => kernels.inverse(stream, ptr[1], ptr[0], t.inverse, mode, 0, el, bytes));
-    line.push(`${role} inverse ${rate(i)}`);
+    for (const vector of [false, true]) {
+      const inv = () =>
+        kernels.inverse(stream, ptr[1], ptr[0], t.inverse, mode, 0, el, bytes, vector);
+      const how = vector
+        ? `default (${vectorName(inverseAsGather(t.inverse), bytes, scratch, buf)})`
+        : 'elements';
+      line.push(`${role} inverse ${how} ${rate(time(inv))}`);
+    }
     scratch.dispose();
   }
   console.log(`TIME ${c.name} ${dtype} ${layout} transforms: ${line.join('; ')}`);

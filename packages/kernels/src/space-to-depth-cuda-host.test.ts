@@ -19,7 +19,7 @@ import { buildHostHarness, hostCompiler } from './cxx.test-helpers.js';
 import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
 import { fastDivisor } from './fast-division.js';
-import { recordingLoader } from './ptx.test-helpers.js';
+import { type RecordedLaunch, recordingLoader } from './ptx.test-helpers.js';
 import { InverseMode, type OperandTransform, patchRoute, stemRoute } from './space-to-depth.js';
 import { gatherHost, inverseHost } from './space-to-depth-host.js';
 import { SpaceToDepthKernels } from './space-to-depth-kernels.js';
@@ -40,6 +40,8 @@ static inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4
 static inline long long __double_as_longlong(double d) { long long v; std::memcpy(&v, &d, 8); return v; }
 static inline double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, 8); return d; }
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) uint4 { unsigned x, y, z, w; };
 `;
 const FP16 = `
 #pragma once
@@ -63,7 +65,8 @@ static inline __nv_bfloat16 __float2bfloat16_rn(float x) {
 `;
 /**
  * argv: gather|inverse, element bytes, threads, params.bin, in.bin, out.bin (read, then written),
- * then \`wide\` to run the 64-bit path (plain division) on a map of any size; or
+ * then \`wide\` to run the 64-bit path (plain division) on a map of any size; or vector, element
+ * bytes ·100 + vector bytes, then as gather's; or
  * divide, records.bin (u32 n, d, magic low, magic high each), quotients.bin (written).
  */
 const HARNESS = `
@@ -101,6 +104,24 @@ template <typename T> static void run(bool gather, unsigned threads, std::vector
     }
   }
 }
+template <typename T, typename VT> static void vec(unsigned threads, std::vector<char>& p,
+                                                 std::vector<char>& in, std::vector<char>& out, bool big) {
+  VecGatherMap m; std::memcpy(&m, p.data(), sizeof m);
+  blockDim.x = threads; gridDim.x = 1; blockIdx.x = 0;
+  for (threadIdx.x = 0; threadIdx.x < threads; threadIdx.x++) {
+    if (big) baracuda_s2d::gatherVector<T, VT, unsigned long long>((const T*)in.data(), (T*)out.data(), m);
+    else baracuda_s2d::gatherVector<T, VT, unsigned>((const T*)in.data(), (T*)out.data(), m);
+  }
+}
+static void vector(int code, unsigned threads, std::vector<char>& p, std::vector<char>& in,
+                   std::vector<char>& out, bool big) {
+  if (code == 204) vec<unsigned short, unsigned>(threads, p, in, out, big);
+  if (code == 208) vec<unsigned short, uint2>(threads, p, in, out, big);
+  if (code == 216) vec<unsigned short, uint4>(threads, p, in, out, big);
+  if (code == 408) vec<unsigned, uint2>(threads, p, in, out, big);
+  if (code == 416) vec<unsigned, uint4>(threads, p, in, out, big);
+  if (code == 816) vec<unsigned long long, uint4>(threads, p, in, out, big);
+}
 static int divide(const char* records, const char* quotients) {
   std::vector<char> r = slurp(records);
   std::vector<unsigned> q(r.size() / 16);
@@ -120,9 +141,10 @@ int main(int argc, char** argv) {
   int bytes = std::atoi(argv[2]);
   unsigned threads = (unsigned)std::atoi(argv[3]);
   std::vector<char> p = slurp(argv[4]), in = slurp(argv[5]), out = slurp(argv[6]);
-  if (bytes == 2) run<unsigned short>(gather, threads, p, in, out, big);
-  if (bytes == 4) run<unsigned>(gather, threads, p, in, out, big);
-  if (bytes == 8) run<unsigned long long>(gather, threads, p, in, out, big);
+  if (argv[1][0] == 'v') vector(bytes, threads, p, in, out, big);
+  else if (bytes == 2) run<unsigned short>(gather, threads, p, in, out, big);
+  else if (bytes == 4) run<unsigned>(gather, threads, p, in, out, big);
+  else if (bytes == 8) run<unsigned long long>(gather, threads, p, in, out, big);
   std::FILE* f = std::fopen(argv[6], "wb");
   std::fwrite(out.data(), 1, out.size(), f);
   std::fclose(f);
@@ -173,13 +195,14 @@ function values(bytes: 2 | 4 | 8, n: number, half: 'f16' | 'bf16' = 'bf16') {
 
 /** The harness on the parameters the loader recorded (pointers stripped); out as it leaves. */
 function runHarness(
-  kind: 'gather' | 'inverse',
+  kind: 'gather' | 'inverse' | 'vector',
   bytes: 2 | 4 | 8,
   threads: number,
   params: Uint8Array,
   input: ArrayBufferView,
   output: ArrayBufferView,
   path: 'narrow' | 'wide' = 'narrow',
+  vectorBytes = 0,
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'baracuda-s2d-run-'));
   const file = (name: string, v: ArrayBufferView) => {
@@ -189,7 +212,7 @@ function runHarness(
   const out = file('out.bin', output);
   execFileSync(harness!, [
     kind,
-    String(bytes),
+    String(kind === 'vector' ? bytes * 100 + vectorBytes : bytes),
     String(threads),
     file('params.bin', params.subarray(16)),
     file('in.bin', input),
@@ -216,19 +239,38 @@ function harnessQuotients(pairs: readonly (readonly [number, number])[]): number
   );
 }
 
+/**
+ * A recorded launch run on the harness: the element kernels by their kind, a vector gather
+ * (`…_b16_v8`) by its element and vector bytes.
+ */
+function runLaunch(
+  launch: RecordedLaunch,
+  bytes: 2 | 4 | 8,
+  threads: number,
+  input: ArrayBufferView,
+  output: ArrayBufferView,
+  path: 'narrow' | 'wide',
+) {
+  const v = /_v(\d+)$/.exec(launch.name);
+  const kind = v !== null ? 'vector' : launch.name.includes('gather') ? 'gather' : 'inverse';
+  return runHarness(kind, bytes, threads, launch.params, input, output, path, Number(v?.[1] ?? 0));
+}
+
 function problem(
   layout: 'ncdhw' | 'ndhwc',
   k: number[],
   stride: number[],
   pad: number[],
   batch = 2,
+  cIn = 3,
+  extent: readonly number[] = [7, 9, 10],
 ) {
   return Conv3dDescriptor.create({
     batch,
-    cIn: 3,
-    dIn: 7,
-    hIn: 9,
-    wIn: 10,
+    cIn,
+    dIn: extent[0]!,
+    hIn: extent[1]!,
+    wIn: extent[2]!,
     cOut: 4,
     dFilt: k[0]!,
     hFilt: k[1]!,
@@ -252,8 +294,14 @@ describe.skipIf(cxx === null)(
         // Blocks of 1 (d = 1 has no magic number) and a batch of 1 (a dim of 1).
         ['patch 1×3×5 batch 1', patchRoute(problem(layout, [1, 3, 5], [1, 3, 5], [0, 0, 0], 1))!],
         ['stem 5×3×4 pad 2,1,0', stemRoute(problem(layout, [5, 3, 4], [2, 2, 2], [2, 1, 0]))!],
+        // Covered exactly, 4 channels: every transform moves in vectors (of each width).
+        [
+          'patch 2×4×4 of 4×8×16, 4 channels',
+          patchRoute(problem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0], 2, 4, [4, 8, 16]))!,
+        ],
       ] as const;
       for (const [name, route] of routes) {
+        const vectors = name.includes('4 channels');
         it(`${name} ${layout}: every transform, element size and uncovered mode`, () => {
           const transforms: OperandTransform[] = route.w === null ? [route.x] : [route.x, route.w];
           for (const t of transforms) {
@@ -276,6 +324,14 @@ describe.skipIf(cxx === null)(
                   expect(Array.from(got), `gather ${path} ${per}/thread`).toEqual(Array.from(want));
                 }
               }
+              // The default launch: in vectors where the map allows it (gather-vector.ts).
+              kernels.gather(fakeStream, 0n, 0n, t.gather, bytes);
+              const auto = launches.at(-1)!;
+              if (vectors) expect(auto.name, 'in vectors').toMatch(/_v\d+$/);
+              for (const path of ['narrow', 'wide'] as const) {
+                const got = runLaunch(auto, bytes, 7, src, poison, path);
+                expect(Array.from(got), `${auto.name} ${path}`).toEqual(Array.from(want));
+              }
               for (const [mode, beta] of [
                 [InverseMode.Zero, 0],
                 [InverseMode.Keep, 1],
@@ -283,13 +339,28 @@ describe.skipIf(cxx === null)(
               ] as const) {
                 const from = values(bytes, t.elements);
                 const prior = values(bytes, count);
-                kernels.inverse(fakeStream, 0n, 0n, t.inverse, mode, beta, KIND[bytes], bytes);
                 const ref = inverseHost(from, prior.slice(), t.inverse, mode, beta, KIND[bytes]);
-                const params = launches.at(-1)!.params;
-                for (const path of ['narrow', 'wide'] as const) {
-                  const back = runHarness('inverse', bytes, 5, params, from, prior, path);
-                  const what = `mode ${mode} ${bytes}-byte ${path}`;
-                  expect(Array.from(back), what).toEqual(Array.from(ref));
+                // The element kernel, then the default (a vector gather where it covers all).
+                for (const vector of [false, true]) {
+                  kernels.inverse(
+                    fakeStream,
+                    0n,
+                    0n,
+                    t.inverse,
+                    mode,
+                    beta,
+                    KIND[bytes],
+                    bytes,
+                    vector,
+                  );
+                  const launch = launches.at(-1)!;
+                  if (!vector) expect(launch.name).toMatch(/_inverse_b\d+$/);
+                  if (vector && vectors) expect(launch.name, 'in vectors').toMatch(/_v\d+$/);
+                  for (const path of ['narrow', 'wide'] as const) {
+                    const back = runLaunch(launch, bytes, 5, from, prior.slice(), path);
+                    const what = `${launch.name} mode ${mode} ${path}`;
+                    expect(Array.from(back), what).toEqual(Array.from(ref));
+                  }
                 }
               }
             }

@@ -10,6 +10,7 @@ import {
   f32ToBf16Bits,
   f32ToF16Bits,
 } from '@baracuda/types';
+import type { VectorGather } from './gather-vector.js';
 import { type GatherMap, type InverseMap, InverseMode } from './space-to-depth.js';
 
 type Elements = { length: number; [i: number]: number };
@@ -88,6 +89,33 @@ export function inverseHost<T extends Elements>(
     if (covered) out[o] = src[offset]!;
     else if (mode === InverseMode.Zero) out[o] = 0;
     else if (mode === InverseMode.Scale) out[o] = scaledHost(out[o]!, beta, element);
+  }
+  return out;
+}
+
+/**
+ * out = the vector gather `plan` of src (see gather-vector.ts): each vector's V elements read
+ * consecutively and written `vstride` apart, as cuda/space-to-depth.cu's gatherVector moves them.
+ */
+export function gatherVectorHost<T extends Elements>(
+  src: T,
+  out: T,
+  plan: VectorGather,
+  elementBytes: number,
+): T {
+  const v = plan.vectorBytes / elementBytes;
+  const { dims, strides, outStrides } = plan;
+  for (let o = 0; o < plan.total; o++) {
+    let rem = o;
+    let from = plan.base;
+    let to = 0;
+    for (let k = dims.length - 1; k >= 0; k--) {
+      const i = rem % dims[k]!;
+      rem = (rem - i) / dims[k]!;
+      from += i * strides[k]!;
+      to += i * outStrides[k]!;
+    }
+    for (let u = 0; u < v; u++) out[to + u * plan.vstride] = src[from + u]!;
   }
   return out;
 }

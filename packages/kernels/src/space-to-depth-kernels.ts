@@ -5,6 +5,7 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { fastDivisor } from './fast-division.js';
+import { inverseAsGather, type VectorGather, vectorGather } from './gather-vector.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
 import type { GatherMap, InverseMap, InverseMode } from './space-to-depth.js';
 import { SPACE_TO_DEPTH_PTX, SPACE_TO_DEPTH_SASS } from './space-to-depth-ptx.js';
@@ -20,6 +21,15 @@ const BLOCK = 256;
 /** The grid stops here; its threads loop over the rest. */
 const MAX_BLOCKS = 2 ** 20;
 const SIZES = [2, 4, 8] as const;
+/** The vector kernels: element bytes by vector bytes (at least two elements a vector). */
+const VECTORS: readonly (readonly [number, number])[] = [
+  [2, 4],
+  [2, 8],
+  [2, 16],
+  [4, 8],
+  [4, 16],
+  [8, 16],
+];
 /** The inverse's element kind code for its one arithmetic (scaling an uncovered position). */
 const KIND_CODE: Partial<Record<ElementKind, number>> = {
   [ElementKind.F32]: 0,
@@ -41,22 +51,27 @@ function grid(total: number): [number, number, number] {
 export class SpaceToDepthKernels {
   readonly #gather: Record<number, KernelFunctionLike>;
   readonly #inverse: Record<number, KernelFunctionLike>;
+  /** The vector gathers, keyed `${elementBytes}:${vectorBytes}`. */
+  readonly #vector: Record<string, KernelFunctionLike>;
   /** in, out, then the map struct: 8-byte fields (GatherMap 392 bytes, InverseMap 336). */
   readonly #params: KernelParamsLike = new driver.KernelParams(16 + 392);
 
   private constructor(
     gather: Record<number, KernelFunctionLike>,
     inverse: Record<number, KernelFunctionLike>,
+    vector: Record<string, KernelFunctionLike>,
   ) {
     this.#gather = gather;
     this.#inverse = inverse;
+    this.#vector = vector;
   }
 
   /**
-   * Enqueue `dst = gather(src)` on `stream` (see {@link GatherMap}), each thread moving
-   * `perThread` (1-4) consecutive elements of dst: one index decomposition per thread, the rest
-   * stepped. 4 by default: on the H200 (run 75) VideoMAE's f16 patch gather took 0.292 ms at 1
-   * a thread, 0.188 at 2 and 0.136 at 4; the I3D stem's 0.681, 0.430 and 0.318 ms.
+   * Enqueue `dst = gather(src)` on `stream` (see {@link GatherMap}). By default in vectors where
+   * the map allows it ({@link vectorGather}), else each thread moving 4 consecutive elements of
+   * dst. `perThread` (1-4) forces the element kernel at that count: one index decomposition per
+   * thread, the rest stepped (run 75, H200: VideoMAE's f16 patch gather 0.292 ms at 1 a thread,
+   * 0.188 at 2 and 0.136 at 4; the I3D stem's 0.681, 0.430 and 0.318 ms).
    */
   gather(
     stream: StreamLike,
@@ -64,10 +79,18 @@ export class SpaceToDepthKernels {
     dst: bigint,
     map: GatherMap,
     elementBytes: number,
-    perThread = 4,
+    perThread?: number,
   ): void {
-    if (!Number.isInteger(perThread) || perThread < 1 || perThread > 4)
-      throw new RangeError(`A gather thread moves 1 to 4 elements, not ${perThread}`);
+    if (perThread === undefined) {
+      const vector = vectorGather(map, elementBytes, src, dst);
+      if (vector !== null) {
+        this.gatherVector(stream, src, dst, vector, elementBytes);
+        return;
+      }
+    }
+    const per = perThread ?? 4;
+    if (!Number.isInteger(per) || per < 1 || per > 4)
+      throw new RangeError(`A gather thread moves 1 to 4 elements, not ${per}`);
     if (map.total === 0) return;
     const p = this.#params.reset().ptr(src).ptr(dst);
     for (const v of map.dims) p.u64(v);
@@ -79,17 +102,45 @@ export class SpaceToDepthKernels {
     p.u64(i64(map.base)).u64(map.total);
     // The dims' magic numbers for the kernel's fast division (see fast-division.ts).
     for (const v of map.dims) p.u64(fastDivisor(v));
-    p.u64(perThread);
+    p.u64(per);
     this.#fn(this.#gather, elementBytes).launch(
       stream,
-      grid(Math.ceil(map.total / perThread)),
+      grid(Math.ceil(map.total / per)),
       [BLOCK, 1, 1],
       0,
       p.bytes(),
     );
   }
 
-  /** Enqueue `dst = inverse(src)` on `stream` (see {@link InverseMap}), uncovered positions per `mode`. */
+  /** Enqueue the vector gather `plan` (from {@link vectorGather} for these pointers) on `stream`. */
+  gatherVector(
+    stream: StreamLike,
+    src: bigint,
+    dst: bigint,
+    plan: VectorGather,
+    elementBytes: number,
+  ): void {
+    const fn = this.#vector[`${elementBytes}:${plan.vectorBytes}`];
+    if (fn === undefined) {
+      throw new RangeError(
+        `No vector gather of ${plan.vectorBytes} bytes for ${elementBytes}-byte elements`,
+      );
+    }
+    if (plan.total === 0) return;
+    const p = this.#params.reset().ptr(src).ptr(dst);
+    for (const v of plan.dims) p.u64(v);
+    for (const v of plan.strides) p.u64(v);
+    for (const v of plan.outStrides) p.u64(v);
+    p.u64(plan.base).u64(plan.total);
+    for (const v of plan.dims) p.u64(fastDivisor(v));
+    p.u64(plan.vstride);
+    fn.launch(stream, grid(plan.total), [BLOCK, 1, 1], 0, p.bytes());
+  }
+
+  /**
+   * Enqueue `dst = inverse(src)` on `stream` (see {@link InverseMap}), uncovered positions per
+   * `mode`; where the map covers every position, as a vector gather unless `vector` is false.
+   */
   inverse(
     stream: StreamLike,
     src: bigint,
@@ -99,8 +150,16 @@ export class SpaceToDepthKernels {
     beta: number,
     element: ElementKind,
     elementBytes: number,
+    vector = true,
   ): void {
     if (map.total === 0) return;
+    // Covering every position, the inverse is a permutation: a gather, in vectors where it can.
+    const asGather = vector ? inverseAsGather(map) : null;
+    const plan = asGather && vectorGather(asGather, elementBytes, src, dst);
+    if (plan) {
+      this.gatherVector(stream, src, dst, plan, elementBytes);
+      return;
+    }
     const p = this.#params.reset().ptr(src).ptr(dst);
     for (const v of map.dims) p.u64(v);
     for (const v of map.strides) p.u64(v);
@@ -147,7 +206,13 @@ export class SpaceToDepthKernels {
           Object.fromEntries(
             SIZES.map((b) => [b, module.getFunction(`baracuda_s2d_${kind}_b${b * 8}`)]),
           );
-        return new SpaceToDepthKernels(named('gather'), named('inverse'));
+        const vector = Object.fromEntries(
+          VECTORS.map(([e, v]) => [
+            `${e}:${v}`,
+            module.getFunction(`baracuda_s2d_gather_b${e * 8}_v${v}`),
+          ]),
+        );
+        return new SpaceToDepthKernels(named('gather'), named('inverse'), vector);
       },
     );
   }

@@ -17,12 +17,21 @@ const fakeCuda = useFakeCuda();
 
 /** n=1, 3→8 channels, 4×8×8, a 2×4×4 patch embedding. */
 function patch(element: ElementKind = ElementKind.F32, layout: 'ncdhw' | 'ndhwc' = 'ndhwc') {
+  return patchOf(8, element, layout);
+}
+
+/** The patch problem with `wIn` columns (9: one no patch covers). */
+function patchOf(
+  wIn: number,
+  element: ElementKind = ElementKind.F32,
+  layout: 'ncdhw' | 'ndhwc' = 'ndhwc',
+) {
   return Conv3dDescriptor.create({
     batch: 1,
     cIn: 3,
     dIn: 4,
     hIn: 8,
-    wIn: 8,
+    wIn,
     cOut: 8,
     dFilt: 2,
     hFilt: 4,
@@ -138,8 +147,9 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       }
       const { x, w, y } = fakeOperands(d);
       plan.runFw({ x, w, y });
-      // x gathered into scratch; the 1×1×1 plan on (scratch, the caller's w and y).
-      expect(launches.map((l) => l.name)).toEqual(['baracuda_s2d_gather_b32']);
+      // x gathered into scratch (in 16-byte vectors: the fold never leaves x, its runs of
+      // kw·C elements are contiguous); the 1×1×1 plan on (scratch, the caller's w and y).
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_s2d_gather_b32_v16']);
       const [src, scratch] = launches[0]!.words;
       expect(src).toBe(0x10000n);
       expect([0x10000n, 0x20000n, 0x30000n]).not.toContain(scratch);
@@ -148,31 +158,43 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
         '20000',
         '30000',
       ]);
-      // The map's total: the scratch's elements.
-      expect(launches[0]!.words[2 + 8 * 4 + 6 + 1]).toBe(BigInt(patchRoute(d)!.x.elements));
+      // The plan's total: the scratch's elements, in vectors of 4.
+      expect(launches[0]!.words[2 + 8 * 3 + 1]).toBe(BigInt(patchRoute(d)!.x.elements / 4));
       // Backward-filter: x gathered, the inner plan straight into the caller's dw.
       launches = [];
       plan.runDw({ x, dy: y, dw: w });
-      expect(launches.map((l) => l.name)).toEqual(['baracuda_s2d_gather_b32']);
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_s2d_gather_b32_v16']);
       expect(executions().at(-1)!.split(' ').slice(1, 3)).toEqual(['20000', '30000']);
-      // Backward-data, beta 0: the inner plan into scratch, folded back (uncovered: zeroed).
+      // Backward-data, beta 0: the inner plan into scratch, folded back. Every position of x is
+      // some patch's, so the inverse is a permutation: a vector gather.
       launches = [];
       plan.runBwData({ w, dy: y, dx: x });
-      expect(launches.map((l) => l.name)).toEqual(['baracuda_s2d_inverse_b32']);
+      expect(launches.map((l) => l.name)).toEqual(['baracuda_s2d_gather_b32_v16']);
       expect(launches[0]!.words.slice(0, 2)).toEqual([scratch, 0x10000n]);
-      // Beta 1: the caller's dx gathered into scratch first, uncovered positions kept (mode 1).
-      launches = [];
-      plan.runBwData({ w, dy: y, dx: x, beta: 1 });
-      expect(launches.map((l) => l.name)).toEqual([
-        'baracuda_s2d_gather_b32',
-        'baracuda_s2d_inverse_b32',
-      ]);
-      const modeWord = 2 + 5 * 3 + 3 * 5 + 1;
-      expect(launches[1]!.words[modeWord]).toBe(1n);
       // Repeat calls allocate nothing new: the same scratch.
       plan.runFw({ x, w, y });
       expect(launches.at(-1)!.words[1]).toBe(scratch);
       plan.dispose();
+      // A trailing column no patch covers: the element inverse, zeroing it at beta 0 (mode 0)
+      // and, at beta 1, keeping it (mode 1) after the caller's dx is gathered into scratch.
+      const wide = patchOf(9);
+      const partial = Conv3dPlan.selectSync(stream(), wide, undefined, { patchGemm: 'always' });
+      const big = fakeOperands(wide);
+      const modeWord = 2 + 5 * 3 + 3 * 5 + 1;
+      for (const [beta, mode] of [
+        [0, 0n],
+        [1, 1n],
+      ] as const) {
+        launches = [];
+        partial.runBwData({ w: big.w, dy: big.y, dx: big.x, beta });
+        const names = launches.map((l) => l.name);
+        expect(names).toEqual([
+          ...(beta === 0 ? [] : ['baracuda_s2d_gather_b32']),
+          'baracuda_s2d_inverse_b32',
+        ]);
+        expect(launches.at(-1)!.words[modeWord]).toBe(mode);
+      }
+      partial.dispose();
     });
 
     it("'always': a stem's forward gathers x and the filter, f16 on the 2-byte kernels", async () => {
