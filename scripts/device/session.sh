@@ -2,7 +2,7 @@
 # One GPU-machine session: run the phases named in $@ (in order), each with a time limit,
 # logging under $OUT/logs/, then pack the logs into $OUT/logs.tgz (only 8 files come back).
 # Phases: consumer info abi abi-nccl abi-cublaslt cublaslt nccl driver module layout depthwise tf32x3 check-3xtf32 s2d budget quick-probe leak bench-ours cudnn smoke check check-919 check-extra check-as-fw check-s2d check-via check-shared check-conv-family large large-via demo bench bench-pair ncu events pointwise-forms torch-plan
-#         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards tf32-probe
+#         errata-small errata-large errata-large-ndhwc errata-large-919 suite-shard suite-shards tf32-probe budget-curve
 #         check-epilogue check-family bench-layer bench-stage demo-stage
 # suite-shard: one shard of the whole-suite run against both PyTorch columns (issue 22), e.g.
 #   SHARD=1/3 bash scripts/device/session.sh suite-shard
@@ -134,6 +134,8 @@ for phase in "$@"; do
     events)
       BARACUDA_CUDNN_LIBRARY=$TORCH_CUDNN run events-ours 120 $NODE .carry/kernels-event-overhead.mjs
       run events-torch 120 python3 packages/conformance/bench/torch_event_overhead.py packages/conformance/suites/conv3d-suite.json pointwise:f32:ncdhw:bwData:3 dilated:bf16:ndhwc:bwFilter:2 ;;
+    # Autotune's time to a plan against what it finds, per budget (BUDGETS_MS), f16 NDHWC groups.
+    budget-curve) OUT="$LOGS" run budget-curve 400 bash scripts/device/budget-curve.sh ;;
     # How far cuDNN's TF32 kernels carry the 3xTF32 split: three calls, or one on concatenated operands.
     tf32-probe) run tf32-probe 200 python3 packages/conformance/bench/torch_3xtf32_probe.py ;;
     # PyTorch's backward-data of a 1x1x1 layer written as a forward pass on the transposed filter.
