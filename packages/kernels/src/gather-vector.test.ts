@@ -6,40 +6,14 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import { Conv3dDescriptor } from './descriptor.js';
+import { foldProblem } from './fold-problem.test-helpers.js';
 import { inverseAsGather, neverLeaves, vectorGather } from './gather-vector.js';
 import { permuteMap } from './gemm.js';
 import { InverseMode, patchRoute, stemRoute } from './space-to-depth.js';
 import { gatherHost, gatherVectorHost, inverseHost } from './space-to-depth-host.js';
 
-function conv(
-  layout: 'ncdhw' | 'ndhwc',
-  batch: number,
-  cIn: number,
-  extent: readonly number[],
-  k: readonly number[],
-  stride: readonly number[] = k,
-  pad: readonly number[] = [0, 0, 0],
-) {
-  return Conv3dDescriptor.create({
-    batch,
-    cIn,
-    dIn: extent[0]!,
-    hIn: extent[1]!,
-    wIn: extent[2]!,
-    cOut: 5,
-    dFilt: k[0]!,
-    hFilt: k[1]!,
-    wFilt: k[2]!,
-    element: ElementKind.F16,
-  })
-    .withStride(stride[0]!, stride[1]!, stride[2]!)
-    .withPadding(pad[0]!, pad[1]!, pad[2]!)
-    .withLayout(layout);
-}
-
 const videomae = (layout: 'ncdhw' | 'ndhwc') =>
-  patchRoute(conv(layout, 8, 3, [16, 224, 224], [2, 16, 16]))!;
+  patchRoute(foldProblem(layout, [2, 16, 16], [2, 16, 16], [0, 0, 0], 8, 3, [16, 224, 224]))!;
 
 function iota(n: number): Float64Array {
   return Float64Array.from({ length: n }, (_, i) => i + 1);
@@ -83,7 +57,9 @@ describe('vectorGather', () => {
   });
 
   it('refuses a map whose coordinates can leave the tensor (the stem, its padding)', () => {
-    const stem = stemRoute(conv('ndhwc', 2, 3, [9, 10, 12], [7, 7, 7], [2, 2, 2], [3, 3, 3]))!;
+    const stem = stemRoute(
+      foldProblem('ndhwc', [7, 7, 7], [2, 2, 2], [3, 3, 3], 2, 3, [9, 10, 12]),
+    )!;
     expect(neverLeaves(stem.x.gather)).toBe(false);
     expect(vectorGather(stem.x.gather, 2, 0n, 0n)).toBeNull();
     // Unpadded, blocks inside: the stem's filter fold reads past the filter (zeros) too.
@@ -102,7 +78,7 @@ describe('vectorGather', () => {
       ['ndhwc', 2, 6, [4, 4, 4], [2, 2, 2]],
     ] as const;
     for (const [layout, batch, cIn, extent, k] of cases) {
-      const route = patchRoute(conv(layout, batch, cIn, extent, k))!;
+      const route = patchRoute(foldProblem(layout, k, k, [0, 0, 0], batch, cIn, extent))!;
       const maps = [route.x.gather, permuteMap(batch, cIn * 3, extent[2]! * 2)];
       for (const map of maps) {
         const src = iota(map.base + map.total * 4);
@@ -131,7 +107,9 @@ describe('inverseAsGather', () => {
         [5, 8, 16],
         [4, 8, 18],
       ]) {
-        const route = patchRoute(conv(layout, 2, 4, extent, [2, 4, 4]))!;
+        const route = patchRoute(
+          foldProblem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0], 2, 4, extent),
+        )!;
         const inv = route.x.inverse;
         const map = inverseAsGather(inv);
         expect(map === null, `${layout} ${extent}`).toBe(inv.partial);
@@ -161,7 +139,7 @@ describe('inverseAsGather', () => {
   });
 
   it('leaves a padded inverse (the stem) to the element kernel', () => {
-    const stem = stemRoute(conv('ndhwc', 2, 3, [8, 8, 8], [3, 3, 3], [2, 2, 2], [1, 1, 1]))!;
+    const stem = stemRoute(foldProblem('ndhwc', [3, 3, 3], [2, 2, 2], [1, 1, 1], 2, 3, [8, 8, 8]))!;
     expect(inverseAsGather(stem.x.inverse)).toBeNull();
   });
 });

@@ -16,9 +16,9 @@ import { ElementKind, f32ToBf16Bits, f32ToF16Bits } from '@baracuda/types';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SLURP } from './cuda-block.test-helpers.js';
 import { buildHostHarness, hostCompiler } from './cxx.test-helpers.js';
-import { Conv3dDescriptor } from './descriptor.js';
 import { fakeDevice, fakeStream } from './fake-cudnn.test-helpers.js';
 import { fastDivisor } from './fast-division.js';
+import { foldProblem } from './fold-problem.test-helpers.js';
 import { type RecordedLaunch, recordingLoader } from './ptx.test-helpers.js';
 import { InverseMode, type OperandTransform, patchRoute, stemRoute } from './space-to-depth.js';
 import { gatherHost, inverseHost } from './space-to-depth-host.js';
@@ -256,32 +256,6 @@ function runLaunch(
   return runHarness(kind, bytes, threads, launch.params, input, output, path, Number(v?.[1] ?? 0));
 }
 
-function problem(
-  layout: 'ncdhw' | 'ndhwc',
-  k: number[],
-  stride: number[],
-  pad: number[],
-  batch = 2,
-  cIn = 3,
-  extent: readonly number[] = [7, 9, 10],
-) {
-  return Conv3dDescriptor.create({
-    batch,
-    cIn,
-    dIn: extent[0]!,
-    hIn: extent[1]!,
-    wIn: extent[2]!,
-    cOut: 4,
-    dFilt: k[0]!,
-    hFilt: k[1]!,
-    wFilt: k[2]!,
-    element: ElementKind.F32,
-  })
-    .withStride(stride[0]!, stride[1]!, stride[2]!)
-    .withPadding(pad[0]!, pad[1]!, pad[2]!)
-    .withLayout(layout);
-}
-
 describe.skipIf(cxx === null)(
   'cuda/space-to-depth.cu as host C++ equals the emulation (skipped where no C++ compiler is found)',
   () => {
@@ -290,14 +264,17 @@ describe.skipIf(cxx === null)(
     }, 120_000);
     for (const layout of ['ncdhw', 'ndhwc'] as const) {
       const routes = [
-        ['patch 2×4×4', patchRoute(problem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0]))!],
+        ['patch 2×4×4', patchRoute(foldProblem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0]))!],
         // Blocks of 1 (d = 1 has no magic number) and a batch of 1 (a dim of 1).
-        ['patch 1×3×5 batch 1', patchRoute(problem(layout, [1, 3, 5], [1, 3, 5], [0, 0, 0], 1))!],
-        ['stem 5×3×4 pad 2,1,0', stemRoute(problem(layout, [5, 3, 4], [2, 2, 2], [2, 1, 0]))!],
+        [
+          'patch 1×3×5 batch 1',
+          patchRoute(foldProblem(layout, [1, 3, 5], [1, 3, 5], [0, 0, 0], 1))!,
+        ],
+        ['stem 5×3×4 pad 2,1,0', stemRoute(foldProblem(layout, [5, 3, 4], [2, 2, 2], [2, 1, 0]))!],
         // Covered exactly, 4 channels: every transform moves in vectors (of each width).
         [
           'patch 2×4×4 of 4×8×16, 4 channels',
-          patchRoute(problem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0], 2, 4, [4, 8, 16]))!,
+          patchRoute(foldProblem(layout, [2, 4, 4], [2, 4, 4], [0, 0, 0], 2, 4, [4, 8, 16]))!,
         ],
       ] as const;
       for (const [name, route] of routes) {

@@ -43,7 +43,7 @@ export function goalsSection(out: string[], results: readonly GoalResult[] | und
       r.checks.length > 0
         ? [
             ...listed.map((c) => `${c.label} ${c.value} ${c.met ? '✓' : '✗'}`),
-            ...(rest > 0 ? [`the other ${rest} ✓`] : []),
+            ...(rest > 0 ? [`${listed.length > 0 ? 'the other' : 'all'} ${rest} ✓`] : []),
           ].join('; ')
         : (r.note ?? 'no rows');
     out.push(`- **${t.title}** (${r.verdict}): ${mdCell(rows)}.`);
