@@ -63,11 +63,12 @@ function byGroup(rows: readonly BenchRowResult[]): Map<string, BenchRowResult[]>
 
 const REPRODUCE = [
   'bash scripts/device/pack.sh            # here: build, bundle, record the commit in .carry/',
+  "# how many shards fit a call (src/bench/group-costs.ts holds the last run's costs):",
+  'node packages/conformance/dist/cli.cjs bench shards auto --vs-torch --rounds 3 --tuned-on f16:ndhwc --time-budget-s 450',
   '# on the GPU machine, one call per shard (scripts/device/session.sh suite-shard):',
-  'SHARD=1/3 TIME_BUDGET_S=450 bash scripts/device/session.sh suite-shard',
-  'SHARD=2/3 TIME_BUDGET_S=450 bash scripts/device/session.sh suite-shard',
-  'SHARD=3/3 TIME_BUDGET_S=450 bash scripts/device/session.sh suite-shard',
-  '# here, from the three bench-shard-*.json that came back:',
+  'SHARD=1/2 TIME_BUDGET_S=400 DEADLINE_S=570 bash scripts/device/session.sh suite-shard',
+  'SHARD=2/2 TIME_BUDGET_S=400 DEADLINE_S=570 bash scripts/device/session.sh suite-shard',
+  '# here, from the bench-shard-*.json that came back:',
   'node packages/conformance/dist/cli.cjs bench merge --label suite --out packages/conformance/results/suite bench-shard-*.json',
   'node packages/conformance/dist/cli.cjs bench page packages/conformance/results/suite/bench-suite.json --out packages/conformance/RESULTS.md',
 ];
