@@ -7,7 +7,13 @@
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
 import { foldProblem } from './fold-problem.test-helpers.js';
-import { inverseAsGather, neverLeaves, vectorGather } from './gather-vector.js';
+import {
+  inverseAsGather,
+  neverLeaves,
+  rememberedInverseAsGather,
+  rememberedVectorGather,
+  vectorGather,
+} from './gather-vector.js';
 import { permuteMap } from './gemm.js';
 import { InverseMode, patchRoute, stemRoute } from './space-to-depth.js';
 import { gatherHost, gatherVectorHost, inverseHost } from './space-to-depth-host.js';
@@ -141,5 +147,24 @@ describe('inverseAsGather', () => {
   it('leaves a padded inverse (the stem) to the element kernel', () => {
     const stem = stemRoute(foldProblem('ndhwc', [3, 3, 3], [2, 2, 2], [1, 1, 1], 2, 3, [8, 8, 8]))!;
     expect(inverseAsGather(stem.x.inverse)).toBeNull();
+  });
+});
+
+describe('the remembered plans', () => {
+  it('plan once per map, element size and alignment class, and give what planning gives', () => {
+    const route = videomae('ndhwc');
+    const map = route.x.gather;
+    const first = rememberedVectorGather(map, 2, 0x1000n, 0x2000n);
+    expect(first).toEqual(vectorGather(map, 2, 0n, 0n));
+    // Another pointer of the same class: the same plan object, not planned again.
+    expect(rememberedVectorGather(map, 2, 0x3010n, 0x40n)).toBe(first);
+    // Another class or element size: planned for it.
+    expect(rememberedVectorGather(map, 2, 0x1008n, 0n)!.vectorBytes).toBe(8);
+    expect(rememberedVectorGather(map, 2, 0x1002n, 0n)).toBeNull();
+    expect(rememberedVectorGather(map, 4, 0n, 0n)).toEqual(vectorGather(map, 4, 0n, 0n));
+    expect(rememberedVectorGather(map, 2, 0x2000n, 0x1000n)).toBe(first);
+    const inv = route.x.inverse;
+    expect(rememberedInverseAsGather(inv)).toBe(rememberedInverseAsGather(inv));
+    expect(rememberedInverseAsGather(inv)).toEqual(inverseAsGather(inv));
   });
 });

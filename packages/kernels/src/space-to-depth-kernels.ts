@@ -5,7 +5,11 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { fastDivisor } from './fast-division.js';
-import { inverseAsGather, type VectorGather, vectorGather } from './gather-vector.js';
+import {
+  rememberedInverseAsGather,
+  rememberedVectorGather,
+  type VectorGather,
+} from './gather-vector.js';
 import { type ModuleLoader, perDevice } from './module-cache.js';
 import type { GatherMap, InverseMap, InverseMode } from './space-to-depth.js';
 import { SPACE_TO_DEPTH_PTX, SPACE_TO_DEPTH_SASS } from './space-to-depth-ptx.js';
@@ -68,7 +72,7 @@ export class SpaceToDepthKernels {
 
   /**
    * Enqueue `dst = gather(src)` on `stream` (see {@link GatherMap}). By default in vectors where
-   * the map allows it ({@link vectorGather}), else each thread moving 4 consecutive elements of
+   * the map allows it (gather-vector.ts), else each thread moving 4 consecutive elements of
    * dst. `perThread` (1-4) forces the element kernel at that count: one index decomposition per
    * thread, the rest stepped (run 75, H200: VideoMAE's f16 patch gather 0.292 ms at 1 a thread,
    * 0.188 at 2 and 0.136 at 4; the I3D stem's 0.681, 0.430 and 0.318 ms).
@@ -82,7 +86,7 @@ export class SpaceToDepthKernels {
     perThread?: number,
   ): void {
     if (perThread === undefined) {
-      const vector = vectorGather(map, elementBytes, src, dst);
+      const vector = rememberedVectorGather(map, elementBytes, src, dst);
       if (vector !== null) {
         this.gatherVector(stream, src, dst, vector, elementBytes);
         return;
@@ -112,7 +116,7 @@ export class SpaceToDepthKernels {
     );
   }
 
-  /** Enqueue the vector gather `plan` (from {@link vectorGather} for these pointers) on `stream`. */
+  /** Enqueue the vector gather `plan` (gather-vector.ts, for these pointers) on `stream`. */
   gatherVector(
     stream: StreamLike,
     src: bigint,
@@ -154,8 +158,8 @@ export class SpaceToDepthKernels {
   ): void {
     if (map.total === 0) return;
     // Covering every position, the inverse is a permutation: a gather, in vectors where it can.
-    const asGather = vector ? inverseAsGather(map) : null;
-    const plan = asGather && vectorGather(asGather, elementBytes, src, dst);
+    const asGather = vector ? rememberedInverseAsGather(map) : null;
+    const plan = asGather && rememberedVectorGather(asGather, elementBytes, src, dst);
     if (plan) {
       this.gatherVector(stream, src, dst, plan, elementBytes);
       return;
