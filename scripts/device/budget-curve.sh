@@ -3,7 +3,8 @@
 # ones the suite tunes), a cold cache per budget, our side only (no PyTorch), on PyTorch's cuDNN.
 # For each budget in BUDGETS_MS (ms a pass, $BARACUDA_AUTOTUNE_BUDGET_MS), one bench run writes
 # $OUT/curve-<budget>/ (its JSON holds each row's select time, how many configs it timed, whether
-# the budget cut it, and the chosen plan's median). Assumes session.sh's /tmp/node and .carry/.
+# the budget cut it, and the chosen plan's median), and curve-<budget>.progress.xz every progress
+# line, stamped with ms into its select. Assumes session.sh's /tmp/node and .carry/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-$PWD/out}"
@@ -18,6 +19,9 @@ for budget in ${BUDGETS_MS:-150 500 2000}; do
     "$NODE" --max-old-space-size=60000 .carry/cli.cjs bench \
     --suite packages/conformance/suites/conv3d-suite.json --dtypes f16 --layouts ndhwc \
     --algos autotune --passes fw,bwData,bwFilter --reps 20 --warmup 3 \
-    --label "budget-$budget" --out "$OUT/curve-$budget" 2>&1 | grep -v "^baracuda autotune" | tail -n 40 || status=$?
+    --label "budget-$budget" --out "$OUT/curve-$budget" 2>"$OUT/curve-$budget.progress" | tail -n 40 || status=$?
+  # Every progress line, stamped with ms into its select: where the time to a plan goes.
+  grep -c "^autotune +" "$OUT/curve-$budget.progress" || true
+  xz -f "$OUT/curve-$budget.progress" || true
 done
 exit $status

@@ -56,8 +56,8 @@ describe('options.autotuneBudgetMs and options.heuristic', () => {
   });
   const resolve = (o: Conv3dPlanOptions) => resolveOptions({ autotuneCachePath: '/tmp/x', ...o });
 
-  it('defaults to 2000 ms and quick-tune; 0 and Infinity mean no budget', () => {
-    expect(resolve({}).autotuneBudgetMs).toBe(2000);
+  it('defaults to 500 ms and quick-tune; 0 and Infinity mean no budget', () => {
+    expect(resolve({}).autotuneBudgetMs).toBe(500);
     expect(resolve({}).heuristic).toBe('quick-tune');
     expect(resolve({ autotuneBudgetMs: 0 }).autotuneBudgetMs).toBe(Number.POSITIVE_INFINITY);
     expect(resolve({ autotuneBudgetMs: Number.POSITIVE_INFINITY }).autotuneBudgetMs).toBe(

@@ -91,12 +91,55 @@ describe.skipIf(fakeCudnn === null || fakeCuda === null)(
       plan.dispose();
     });
 
-    it("times cuDNN's reference engines last", async () => {
+    it("times cuDNN's reference engines only when nothing else ran", async () => {
       process.env.FAKE_CUDNN_ENGINES = '0!9~3;28~1';
       const { plan, lines } = await tuned(smallProblem(ElementKind.F32), 'fw');
+      expect(lines.filter((l) => l.startsWith('candidate') || l.startsWith('passed over'))).toEqual(
+        ['candidate 1/2 engine 28 1.000 ms', "passed over engine 0: cuDNN's reference engine"],
+      );
+      plan.dispose();
+      // Where nothing else builds, the reference engine is timed (and chosen).
+      process.env.FAKE_CUDNN_ENGINES = '0!9~3';
+      const only = await tuned(smallProblem(ElementKind.F32), 'fw');
+      expect(only.lines.filter((l) => l.startsWith('candidate'))).toEqual([
+        'candidate 1/1 engine 0 3.000 ms',
+      ]);
+      expect(only.plan.algorithm('fw').name).toBe('engine 0');
+      only.plan.dispose();
+    });
+
+    // `?0`: the engine notes RUNTIME_COMPILATION (its build compiles kernels).
+    it.each([
+      ['0.5', 'passed over'],
+      ['0.999', 'passed over'],
+      ['1', 'timed'],
+      ['2', 'timed'],
+    ])(
+      'builds a config that compiles at run time after the precompiled ones, only when the fastest so far takes 1 ms or more (%s ms: %s)',
+      async (fastest, what) => {
+        process.env.FAKE_CUDNN_ENGINES = `70?0~0.2;28~${fastest}`;
+        const { plan, lines } = await tuned(smallProblem(ElementKind.F32), 'fw');
+        const survey = lines.filter((l) => l.startsWith('candidate') || l.startsWith('passed'));
+        expect(survey[0]).toBe(`candidate 1/2 engine 28 ${Number(fastest).toFixed(3)} ms`);
+        if (what === 'timed') {
+          expect(survey[1]).toBe('candidate 2/2 engine 70 0.200 ms');
+          expect(plan.algorithm('fw').name).toBe('engine 70');
+        } else {
+          expect(survey[1]).toBe(
+            `passed over engine 70: compiles its kernels at run time, and the fastest so far takes ${Number(fastest).toFixed(3)} ms`,
+          );
+          expect(plan.algorithm('fw').name).toBe('engine 28');
+        }
+        expect(survey).toHaveLength(2);
+        plan.dispose();
+      },
+    );
+
+    it('builds a config that compiles at run time when no precompiled config runs', async () => {
+      process.env.FAKE_CUDNN_ENGINES = '70?0~0.2';
+      const { plan, lines } = await tuned(smallProblem(ElementKind.F32), 'fw');
       expect(lines.filter((l) => l.startsWith('candidate'))).toEqual([
-        'candidate 1/2 engine 28 1.000 ms',
-        'candidate 2/2 engine 0 3.000 ms',
+        'candidate 1/1 engine 70 0.200 ms',
       ]);
       plan.dispose();
     });

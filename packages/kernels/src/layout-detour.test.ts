@@ -6,13 +6,14 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import type { Conv3dDescriptor } from './descriptor.js';
+import { Conv3dDescriptor } from './descriptor.js';
 import {
   fakeAutotuneCache,
   smallProblem,
   useFakeCuda,
   useFakeCudnn,
 } from './fake-cudnn.test-helpers.js';
+import { detourMayWin } from './select/autotune/candidates.js';
 import {
   fakeOperands,
   fakeTuning,
@@ -252,3 +253,41 @@ describe.skipIf(fakeCudnn === null)(
     });
   },
 );
+
+describe('detourMayWin: where autotune times the layout detour at all', () => {
+  const dense = (element: ElementKind) => smallProblem(element);
+  /** 4 channels in groups of one, 3×3×3 pad 1: our depthwise kernels' problem. */
+  const depthwise = (element: ElementKind) =>
+    Conv3dDescriptor.create({
+      batch: 1,
+      cIn: 4,
+      dIn: 4,
+      hIn: 5,
+      wIn: 6,
+      cOut: 4,
+      dFilt: 3,
+      hFilt: 3,
+      wFilt: 3,
+      element,
+    })
+      .withPadding(1, 1, 1)
+      .withGroups(4);
+  const passes = ['fw', 'bwData', 'bwFilter'] as const;
+
+  it("not from NDHWC in f16 or bf16 (the tensor cores' own layout) for a dense problem", () => {
+    for (const element of [ElementKind.F16, ElementKind.Bf16]) {
+      for (const pass of passes) {
+        expect(detourMayWin(dense(element).withLayout('ndhwc'), pass)).toBe(false);
+        expect(detourMayWin(dense(element), pass)).toBe(true);
+      }
+    }
+  });
+
+  it('from NDHWC in f16 or bf16 where our depthwise kernels run the pass, and in f32', () => {
+    for (const pass of passes) {
+      expect(detourMayWin(depthwise(ElementKind.F16).withLayout('ndhwc'), pass)).toBe(true);
+      expect(detourMayWin(depthwise(ElementKind.Bf16).withLayout('ndhwc'), pass)).toBe(true);
+      expect(detourMayWin(dense(ElementKind.F32).withLayout('ndhwc'), pass)).toBe(true);
+    }
+  });
+});

@@ -38,6 +38,8 @@ export interface OwnedBuffer extends DeviceSlice {
   uploadSync(src: ArrayBufferView, byteOffset?: number): void;
   /** Queue a copy of all of `src` (same device) to the start of this buffer. */
   copyFrom(src: DeviceSlice, stream: StreamLike): void;
+  /** A view of `byteLength` bytes from `byteOffset`; it keeps this buffer alive, frees nothing. */
+  slice(byteOffset: number, byteLength: number): OwnedBuffer;
   /** Set every 16-bit word to `value`; returns when done. */
   fillSync16(value: number): void;
   /** Set every 32-bit word to `value`; returns when done. */

@@ -16,14 +16,14 @@ export interface KnobRange {
 
 /**
  * Autotune's time budget per pass when neither `options.autotuneBudgetMs` nor
- * `$BARACUDA_AUTOTUNE_BUDGET_MS` sets one: 2 s of wall clock. On the H200 a cold, unbounded tune
- * of one suite group (3 passes) took 20–40 s, VideoMAE's patch embedding 144 s, nearly all of it
- * spent on configs many times slower than the best (RESULTS.md, runs 58–59); PyTorch's
- * `benchmark = True` bounds its search the same way (10 algorithms by default). 2 s covers the
- * heuristics' first ranks and finalists of a pass of up to ~50 ms, and keeps a suite's cold tune
- * (about 50 tuned groups) within a few minutes.
+ * `$BARACUDA_AUTOTUNE_BUDGET_MS` sets one: 500 ms of wall clock. On the H200 a cold, unbounded
+ * tune of one suite group (3 passes) took 20–40 s, VideoMAE's patch embedding 144 s, nearly all
+ * of it spent on configs many times slower than the best (RESULTS.md, runs 58–59); PyTorch's
+ * `benchmark = True` bounds its search the same way (10 algorithms by default). On the suite's 10
+ * tuned groups, the plans found at 500 ms a pass were 0.997× (run 89) and 0.95× (run 91) the time
+ * of those found at 2 s, at a quarter to half of the time to a plan.
  */
-export const DEFAULT_AUTOTUNE_BUDGET_MS = 2000;
+export const DEFAULT_AUTOTUNE_BUDGET_MS = 500;
 /**
  * The default mode's quick tune, per pass: its first few choices are timed within this many ms
  * of wall clock (the first is always timed): a first select's cost stays bounded, and a first
@@ -310,8 +310,33 @@ export function detourWins(detourMs: number, bestMs: number, minGain = DETOUR_MI
  * H200 (cuDNN 9.19, run 68) engine 0, the one so noted, was never the fastest config of a pass
  * and took 5.5 s a call on VideoMAE's patch backward-data (f16 and f32, offered second by mode A)
  * and 0.88 s on the I3D stem's: the quick tune does not time it as a challenger, and autotune
- * times it after every other config.
+ * times it only when nothing else ran (see {@link surveyStillBuilds}).
  */
 export function isReferenceEngine(notes: readonly string[]): boolean {
   return notes.includes('STRICT_NAN_PROP');
+}
+
+/**
+ * Autotune builds a config that compiles its kernels at run time (its engine notes
+ * RUNTIME_COMPILATION: 0.3-0.65 s a build on an H200, run 91, against about a millisecond for a
+ * precompiled one) only when no precompiled config ran, or when the fastest so far takes at least
+ * this long a run, so that a gain of a few per cent repays the build within some thousands of
+ * calls. On the suite's autotuned rows (run 87-88) no such config was ever chosen, yet each pass
+ * built one to three of them: 1.3-5.3 s of a group's time to a plan (run 91).
+ */
+export const COMPILED_CONFIG_WORTH_MS = 1;
+
+/**
+ * Whether the survey still builds `c` (a reference engine, or one that compiles at run time),
+ * given the fastest time so far (Infinity when nothing ran): cuDNN's reference engines only when
+ * nothing else ran (their warm-up runs took 0.15-27 s on the suite's layers, run 91, and they were
+ * never the fastest), the compiled ones as {@link COMPILED_CONFIG_WORTH_MS} says.
+ */
+export function surveyStillBuilds(
+  c: { readonly notes: readonly string[]; readonly compilesAtRunTime?: boolean },
+  fastestMs: number,
+): boolean {
+  if (!Number.isFinite(fastestMs)) return true;
+  if (isReferenceEngine(c.notes)) return false;
+  return c.compilesAtRunTime !== true || fastestMs >= COMPILED_CONFIG_WORTH_MS;
 }

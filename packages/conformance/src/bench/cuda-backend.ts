@@ -228,6 +228,7 @@ class CudaGroupSession implements GroupSession {
 
   async selectPlan(mode: BenchMode): Promise<PlanSession> {
     const descriptor = makeDescriptor(this.group.case, this.group.dtype, this.group.layout);
+    const started = performance.now();
     const plan = await Conv3dPlan.select(
       this.backend.stream,
       descriptor,
@@ -241,8 +242,12 @@ class CudaGroupSession implements GroupSession {
       },
       {
         passes: planPasses(this.group.passes),
-        // Every candidate's time, for reading a row's choice against PyTorch's kernels later.
-        onProgress: (message) => process.stderr.write(`autotune: ${message}\n`),
+        // Every candidate's time, for reading a row's choice against PyTorch's kernels later,
+        // and when it came (ms into the select), for reading where the time to a plan goes.
+        onProgress: (message) =>
+          process.stderr.write(
+            `autotune +${(performance.now() - started).toFixed(0)} ms: ${message}\n`,
+          ),
       },
     );
     try {

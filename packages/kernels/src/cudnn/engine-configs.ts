@@ -20,6 +20,11 @@ export interface EngineCandidate {
   engineIndex: number;
   knobs: [number, number][];
   notes: string[];
+  /**
+   * Whether its engine notes RUNTIME_COMPILATION: building its plan compiles kernels (NVRTC),
+   * 0.3-0.65 s a config on an H200 where a precompiled config builds in about a millisecond.
+   */
+  compilesAtRunTime?: boolean;
 }
 
 /** An engine config with its finalized execution plan. */
@@ -112,6 +117,21 @@ export function describeConfig(scope: CudnnScope, cfg: BackendDescriptor): Engin
       const count = Math.min(Number(notesR.elementCount), values.length);
       for (let i = 0; i < count; i++) notes.push(numericalNoteName(Number(values[i])));
     }
+    const behaviourR = cudnn.cudnnBackendGetAttribute(
+      engine,
+      C.CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+      C.CUDNN_TYPE_BEHAVIOR_NOTE,
+      16,
+    );
+    let compilesAtRunTime = false;
+    if (behaviourR.status === 0) {
+      const values = behaviourR.values as ArrayLike<number | bigint>;
+      const count = Math.min(Number(behaviourR.elementCount), values.length);
+      for (let i = 0; i < count; i++) {
+        if (Number(values[i]) === C.CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)
+          compilesAtRunTime = true;
+      }
+    }
     const knobs: [number, number][] = [];
     // Ask for a fixed number of choices, and again if the config has more. Asked for the count
     // with an empty array, cuDNN 9.14 and 9.19 report no choices: every config of an engine then
@@ -137,7 +157,7 @@ export function describeConfig(scope: CudnnScope, cfg: BackendDescriptor): Engin
       if (t !== null && v !== null) knobs.push([t, v]);
     }
     knobs.sort((a, b) => a[0] - b[0]);
-    return { cfg, engineIndex, knobs, notes };
+    return { cfg, engineIndex, knobs, notes, ...(compilesAtRunTime ? { compilesAtRunTime } : {}) };
   } finally {
     scope.destroyBackend(engine);
     for (const k of knobDescs) scope.destroyBackend(k);

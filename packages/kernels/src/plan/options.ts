@@ -52,12 +52,14 @@ export interface Conv3dPlanOptions {
    * Autotune's time budget per pass, in wall-clock milliseconds, checked between candidates
    * (never inside a measurement). Candidates are timed in ranked order (the routes the shape
    * qualifies for: our depthwise kernels and the space-to-depth routes; the heuristics' order,
-   * cuDNN's reference engines last; our other routes; the knob search around the fastest), none
+   * configs that compile at run time after the precompiled ones and only for a pass of 1 ms or
+   * more, cuDNN's reference engines only when nothing else ran; our other routes; the knob search
+   * around the fastest), none
    * slower than the best engine timed is installed, and when the budget is spent
    * the best so far wins; its cache entry records the budget, so that a select with a larger
    * budget (or none) tunes that pass again. `0` or `Infinity`: no budget (every candidate is
    * timed, as before budgets existed). Defaults to `$BARACUDA_AUTOTUNE_BUDGET_MS`, else
-   * 2000 (`DEFAULT_AUTOTUNE_BUDGET_MS`).
+   * 500 (`DEFAULT_AUTOTUNE_BUDGET_MS`).
    */
   autotuneBudgetMs?: number;
   /**

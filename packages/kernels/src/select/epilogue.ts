@@ -24,8 +24,8 @@ import {
 import type { ExecContext, PassExecutor } from '../exec/executor.js';
 import { FUSED_SUFFIX, type FusedExec, FusedForward } from '../exec/fused-graph.js';
 import { C, driver, type OwnedBuffer, type TimingEvent } from '../sys.js';
-import { randomScratchBytes } from '../tuning.js';
 import { tuneBench } from './autotune/bench.js';
+import { fillRandomTiled } from './autotune/random-fill.js';
 import { TUNE_ROUNDS, timeAsFinalist } from './autotune/timing.js';
 import type { PlanCore } from './core.js';
 import { candidates, finalizeAllowed, graphInfo } from './graph-choice.js';
@@ -186,7 +186,7 @@ export class EpiloguePlan {
           stream: ctx.stream,
         });
         owned.push(b);
-        b.uploadSync(randomScratchBytes(d.element, elements));
+        fillRandomTiled(b, d.element, d.elementBytes, ctx.stream);
         return b.devicePtr;
       };
       const e = site.epilogue;

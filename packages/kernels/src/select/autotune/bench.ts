@@ -1,10 +1,14 @@
-/** What autotune times on: random operand sets rotated past L2, timing events, a workspace. */
+/**
+ * What autotune times on: random operand sets (filled on the device, see random-fill.ts) rotated
+ * past L2, timing events, a workspace.
+ */
 
 import { ElementKind } from '@baracuda/types';
 import { freeDeviceBytes } from '../../device-memory.js';
 import type { ExecContext } from '../../exec/executor.js';
 import { driver, type OwnedBuffer, type StreamLike, type TimingEvent } from '../../sys.js';
-import { randomScratchBytes, TUNE_MAX_REPS, tuneRotationSets } from '../../tuning.js';
+import { TUNE_MAX_REPS, tuneRotationSets } from '../../tuning.js';
+import { fillRandomTiled } from './random-fill.js';
 
 /** One set of autotune's operands. */
 export interface TuneOperands {
@@ -83,7 +87,7 @@ export function tuneBench(ctx: ExecContext, quick = false): TuneBench {
     const first = [d.xElements, d.wElements, d.yElements].map((elements) => {
       const b = alloc(elements);
       if (quick) fillOne(b, d.element);
-      else b.uploadSync(randomScratchBytes(d.element, elements));
+      else fillRandomTiled(b, d.element, elementBytes, stream);
       return b;
     });
     const operands = ([x, w, y]: readonly OwnedBuffer[]): TuneOperands => ({

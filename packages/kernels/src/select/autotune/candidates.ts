@@ -8,11 +8,14 @@
  * that autotune should time is one more entry in {@link CANDIDATES}.
  */
 
+import { ElementKind } from '@baracuda/types';
 import { bwDataAsForward } from '../../bwdata-forward.js';
 import type { Conv3dPass } from '../../core/pass.js';
 import type { ResolvedOptions, RunScalars } from '../../core/types.js';
 import { bindStream } from '../../cudnn/handle.js';
 import { variantPack } from '../../cudnn/operation-graph.js';
+import { depthwiseUnsupported } from '../../depthwise-launch.js';
+import type { Conv3dDescriptor } from '../../descriptor.js';
 import { BWDATA_AS_FW_SUFFIX, BwDataAsForwardExecutor } from '../../exec/bwdata-as-fw.js';
 import { type DepthwiseExecutor, depthwiseExecutor } from '../../exec/depthwise.js';
 import type { PassExecutor } from '../../exec/executor.js';
@@ -245,13 +248,27 @@ const timeBwDataAsForwardCandidate = (tunePass: TunePass): TimeCandidate =>
   };
 
 /**
- * The layout detour for `pass` (the other layout's plan tuned first, under its own cache entry).
+ * Whether autotune times the layout detour for `pass` of `d` at all: not from NDHWC in half
+ * precision (f16, bf16), the layout cuDNN's tensor-core kernels take natively, unless our depthwise
+ * kernels run the pass (their NCDHW kernels are the faster ones). On the suite's autotuned rows
+ * (runs 87-88) the detour from NDHWC won only for the depthwise layer, yet it was tuned for every
+ * pass, doubling each pass's search (run 91: 0.7-1.3 s of a small layer's time to a plan).
+ */
+export function detourMayWin(d: Conv3dDescriptor, pass: Conv3dPass): boolean {
+  const half = d.element === ElementKind.F16 || d.element === ElementKind.Bf16;
+  return !(d.layout === 'ndhwc' && half && depthwiseUnsupported(d, pass) !== null);
+}
+
+/**
+ * The layout detour for `pass` (the other layout's plan tuned first, under its own cache entry),
+ * where it may win (see {@link detourMayWin}).
  * One that cannot be timed (no memory for its scratch, say) is left out with a progress line; one
  * that loses stays made until select drops the detours no pass took.
  */
 const timeLayoutDetourCandidate = (tunePass: TunePass): TimeCandidate =>
   function* (core, pass, bench, opts, progress, budget) {
     if (opts.layoutDetour !== 'tuned' || !core.detourTunable()) return null;
+    if (!detourMayWin(core.ctx.desc, pass)) return null;
     const other = core.ctx.desc.layout === 'ncdhw' ? 'NDHWC' : 'NCDHW';
     const what = `${core.ctx.problem} ${pass}: via ${other}`;
     let ms: number;

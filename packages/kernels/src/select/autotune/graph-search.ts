@@ -4,7 +4,7 @@
  * offers. The constants that shape it sit here, next to their use.
  */
 import type { Conv3dPass } from '../../core/pass.js';
-import type { BuiltCandidate } from '../../cudnn/engine-configs.js';
+import type { BuiltCandidate, EngineCandidate } from '../../cudnn/engine-configs.js';
 import { configId, knobSpace } from '../../cudnn/engine-configs.js';
 import { bindStream } from '../../cudnn/handle.js';
 import type { LegacyPass } from '../../cudnn/legacy.js';
@@ -20,6 +20,7 @@ import {
   knobNeighbours,
   nextSearchBases,
   REDUCTION_KNOBS,
+  surveyStillBuilds,
   TUNE_FINALISTS,
   TUNE_GIVE_UP_MARGIN_MS,
   TUNE_GIVE_UP_RATIO,
@@ -58,8 +59,9 @@ export type GraphSearchResult =
 /**
  * Tune the pass on the graph API, in ranked order and within `budget` (checked between
  * candidates, never inside a measurement; once it is spent the best so far wins). Every allowed
- * candidate of heuristic modes A, B and FALLBACK, in the heuristics' order (cuDNN's reference
- * engines last), is built (finalized)
+ * candidate of heuristic modes A, B and FALLBACK, in the heuristics' order (configs that compile at
+ * run time after the precompiled ones, cuDNN's reference engines last, each only as
+ * surveyStillBuilds says), is built (finalized)
  * only when its turn comes and timed once after a timed warm-up run (see {@link timeRuns}); a
  * hopeless one (see
  * {@link tuneGiveUpMs}) is not timed further. The few within {@link TUNE_KEEP_RATIO} of the
@@ -96,15 +98,27 @@ export function* searchGraph(
   const built: BuiltCandidate[] = [];
   /**
    * The offered configs not built yet, in the heuristics' order (built when their turn comes),
-   * cuDNN's reference engines last (see isReferenceEngine), so that a budget cuts them first.
+   * those that compile at run time next to last and cuDNN's reference engines last, so that a
+   * budget cuts them first (and surveyStillBuilds passes them over once a faster one ran).
    */
+  const reference = (c: EngineCandidate) => isReferenceEngine(c.notes);
+  const compiled = (c: EngineCandidate) => !reference(c) && c.compilesAtRunTime === true;
   const waiting = [
-    ...offered.filter((c) => !isReferenceEngine(c.notes)),
-    ...offered.filter((c) => isReferenceEngine(c.notes)),
+    ...offered.filter((c) => !reference(c) && !compiled(c)),
+    ...offered.filter(compiled),
+    ...offered.filter(reference),
   ];
-  const buildNext = (): BuiltCandidate | null => {
+  /** The next config the survey builds, given the fastest time so far (see surveyStillBuilds). */
+  const buildNext = (fastestMs: number): BuiltCandidate | null => {
     while (waiting.length > 0) {
       const c = waiting.shift()!;
+      if (!surveyStillBuilds(c, fastestMs)) {
+        progress(
+          `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: ${reference(c) ? "cuDNN's reference engine" : `compiles its kernels at run time, and the fastest so far takes ${fastestMs.toFixed(3)} ms`}`,
+        );
+        scope.destroyBackend(c.cfg);
+        continue;
+      }
       const b = finalizeAllowed(ctx, c, (bytes) =>
         progress(
           `${d.describe()} ${pass}: passed over ${engineName(c.engineIndex, c.knobs)}: needs ${mib(bytes)} of workspace, over maxWorkspaceBytes (${mib(ctx.preference.maxWorkspaceBytes)})`,
@@ -123,7 +137,7 @@ export function* searchGraph(
     for (const p of parts) scope.destroyBackend(p);
     return { legacy: ctx.legacy.heuristic(pass) };
   };
-  const first = buildNext();
+  const first = buildNext(knownBestMs);
   if (first === null) return fallback();
   built.push(first);
   const shared = scope.handle;
@@ -170,7 +184,7 @@ export function* searchGraph(
           dropWaiting();
           break;
         }
-        const b = buildNext();
+        const b = buildNext(Math.min(knownBestMs, ...timings));
         if (b === null) break;
         built.push(b);
         timings.push(Number.POSITIVE_INFINITY);
