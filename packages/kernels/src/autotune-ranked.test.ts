@@ -12,7 +12,7 @@ import { Conv3dDescriptor } from './descriptor.js';
 import { smallProblem, useFakeCuda, useFakeCudnn } from './fake-cudnn.test-helpers.js';
 import type { Conv3dPass } from './plan.js';
 import { DETOUR_MIN_GAIN } from './tuning.js';
-import { fakeTuning } from './tuning.test-helpers.js';
+import { depthwiseProblem, fakeTuning } from './tuning.test-helpers.js';
 
 const fakeCudnn = useFakeCudnn();
 const fakeCuda = useFakeCuda();
@@ -33,23 +33,7 @@ function patch(): Conv3dDescriptor {
   }).withStride(2, 4, 4);
 }
 
-/** n=1, 4 channels, groups 4, 4×5×6, 3×3×3 pad 1: our depthwise kernels apply. */
-function depthwise(): Conv3dDescriptor {
-  return Conv3dDescriptor.create({
-    batch: 1,
-    cIn: 4,
-    dIn: 4,
-    hIn: 5,
-    wIn: 6,
-    cOut: 4,
-    dFilt: 3,
-    hFilt: 3,
-    wFilt: 3,
-    element: ElementKind.F32,
-  })
-    .withPadding(1, 1, 1)
-    .withGroups(4);
-}
+const depthwise = () => depthwiseProblem();
 
 describe.skipIf(fakeCudnn === null || fakeCuda === null)(
   'autotune: ranked candidates first (fake libcuda and libcudnn; skipped where no C compiler is found)',

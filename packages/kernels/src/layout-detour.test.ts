@@ -6,7 +6,7 @@
  */
 import { ElementKind } from '@baracuda/types';
 import { describe, expect, it } from 'vitest';
-import { Conv3dDescriptor } from './descriptor.js';
+import type { Conv3dDescriptor } from './descriptor.js';
 import {
   fakeAutotuneCache,
   smallProblem,
@@ -15,6 +15,7 @@ import {
 } from './fake-cudnn.test-helpers.js';
 import { detourMayWin } from './select/autotune/candidates.js';
 import {
+  depthwiseProblem,
   fakeOperands,
   fakeTuning,
   pointwiseProblem,
@@ -256,22 +257,7 @@ describe.skipIf(fakeCudnn === null)(
 
 describe('detourMayWin: where autotune times the layout detour at all', () => {
   const dense = (element: ElementKind) => smallProblem(element);
-  /** 4 channels in groups of one, 3×3×3 pad 1: our depthwise kernels' problem. */
-  const depthwise = (element: ElementKind) =>
-    Conv3dDescriptor.create({
-      batch: 1,
-      cIn: 4,
-      dIn: 4,
-      hIn: 5,
-      wIn: 6,
-      cOut: 4,
-      dFilt: 3,
-      hFilt: 3,
-      wFilt: 3,
-      element,
-    })
-      .withPadding(1, 1, 1)
-      .withGroups(4);
+  const depthwise = depthwiseProblem;
   const passes = ['fw', 'bwData', 'bwFilter'] as const;
 
   it("not from NDHWC in f16 or bf16 (the tensor cores' own layout) for a dense problem", () => {

@@ -31,6 +31,24 @@ export function pointwiseProblem(element: ElementKind = ElementKind.F32): Conv3d
   });
 }
 
+/** n=1, 4 channels in groups of one, 4×5×6, 3×3×3 pad 1: our depthwise kernels' problem. */
+export function depthwiseProblem(element: ElementKind = ElementKind.F32): Conv3dDescriptor {
+  return Conv3dDescriptor.create({
+    batch: 1,
+    cIn: 4,
+    dIn: 4,
+    hIn: 5,
+    wIn: 6,
+    cOut: 4,
+    dFilt: 3,
+    hFilt: 3,
+    wFilt: 3,
+    element,
+  })
+    .withPadding(1, 1, 1)
+    .withGroups(4);
+}
+
 /** Device slices of `d`'s x, w and y at fixed fake addresses (0x10000, 0x20000, 0x30000). */
 export function fakeOperands(d: Conv3dDescriptor) {
   const slice = (ptr: bigint, elements: number) => ({
